@@ -1,0 +1,26 @@
+// Reads a TOML config, applies `--set KEY=VALUE` overrides and validates the
+// result against io/config_schema and the scheme's stability limits.
+#pragma once
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "sim/config.hpp"
+
+namespace sim {
+
+// One line: "<file>:<line>:<col>: <key>: <what is wrong>", or
+// "--set <KEY=VALUE>: <key>: ..." when an override is at fault.
+struct ConfigError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Throws ConfigError. Config::source is set to `path`.
+Config load_config(const std::string& path, const std::vector<std::string>& overrides = {});
+
+// As load_config, from text; `source_name` stands in for the path in messages
+// and in Config::source.
+Config load_config_string(const std::string& toml_text, const std::string& source_name,
+                          const std::vector<std::string>& overrides = {});
+
+}  // namespace sim

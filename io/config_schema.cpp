@@ -1,0 +1,412 @@
+#include "io/config_schema.hpp"
+
+#include "io/config_writer.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <limits>
+#include <type_traits>
+#include <utility>
+
+namespace sim {
+namespace {
+
+Range any() { return {}; }
+Range ge(double v, std::string why = {}) { return {Bound{v, false}, std::nullopt, std::move(why)}; }
+Range gt(double v, std::string why = {}) { return {Bound{v, true}, std::nullopt, std::move(why)}; }
+Range interval(double lo, bool lo_open, double hi, bool hi_open) {
+  return {Bound{lo, lo_open}, Bound{hi, hi_open}, {}};
+}
+Range non_empty() {
+  Range r;
+  r.non_empty = true;
+  return r;
+}
+
+template <class T>
+Field<T> base(std::string key, ValueType type, std::string unit, Range range, std::string desc) {
+  Field<T> f;
+  f.key = std::move(key);
+  f.type = type;
+  f.unit = std::move(unit);
+  f.range = std::move(range);
+  f.description = std::move(desc);
+  return f;
+}
+
+// `acc` is a generic lambda returning a reference to the member, so one
+// accessor serves both the setter (T&) and the getter (const T&).
+template <class T, class F>
+Field<T> number(std::string key, F acc, std::string unit, Range r, std::string desc) {
+  auto f = base<T>(std::move(key), ValueType::number, std::move(unit), std::move(r), std::move(desc));
+  f.set = [acc](T& c, const ConfigValue& v) { acc(c) = std::get<double>(v); };
+  f.get = [acc](const T& c) { return ConfigValue(static_cast<double>(acc(c))); };
+  return f;
+}
+
+template <class T, class F>
+Field<T> integer(std::string key, F acc, std::string unit, Range r, std::string desc) {
+  using M = std::decay_t<decltype(acc(std::declval<T&>()))>;
+  auto f = base<T>(std::move(key), ValueType::integer, std::move(unit), std::move(r), std::move(desc));
+  if constexpr (sizeof(M) < sizeof(int64_t)) f.type_max = std::numeric_limits<M>::max();
+  else f.type_max = std::numeric_limits<int64_t>::max();  // TOML integers are int64
+  f.set = [acc](T& c, const ConfigValue& v) { acc(c) = static_cast<M>(std::get<int64_t>(v)); };
+  f.get = [acc](const T& c) { return ConfigValue(static_cast<int64_t>(acc(c))); };
+  return f;
+}
+
+template <class T, class F>
+Field<T> boolean(std::string key, F acc, std::string desc) {
+  auto f = base<T>(std::move(key), ValueType::boolean, "", any(), std::move(desc));
+  f.set = [acc](T& c, const ConfigValue& v) { acc(c) = std::get<bool>(v); };
+  f.get = [acc](const T& c) { return ConfigValue(static_cast<bool>(acc(c))); };
+  return f;
+}
+
+template <class T, class F>
+Field<T> string(std::string key, F acc, Range r, std::string desc) {
+  auto f = base<T>(std::move(key), ValueType::string, "", std::move(r), std::move(desc));
+  f.set = [acc](T& c, const ConfigValue& v) { acc(c) = std::get<std::string>(v); };
+  f.get = [acc](const T& c) { return ConfigValue(std::string(acc(c))); };
+  return f;
+}
+
+template <class E, class T, class F>
+Field<T> enumeration(std::string key, F acc, std::string desc) {
+  auto f = base<T>(std::move(key), ValueType::enumeration, "", any(), std::move(desc));
+  for (const auto& [value, name] : enum_names<E>()) f.choices.emplace_back(name);
+  f.set = [acc](T& c, const ConfigValue& v) { acc(c) = *parse_enum<E>(std::get<std::string>(v)); };
+  f.get = [acc](const T& c) { return ConfigValue(std::string(to_string(acc(c)))); };
+  return f;
+}
+
+#define SIM_MEMBER(expr) [](auto& c) -> auto& { return c.expr; }
+
+std::vector<Field<Config>> config_keys() {
+  using C = Config;
+  std::vector<Field<C>> k;
+  k.push_back(integer<C>("domain.nx", SIM_MEMBER(nx), "cells", ge(8, "at least 8 cells a side"), "Cells along x."));
+  k.push_back(integer<C>("domain.ny", SIM_MEMBER(ny), "cells", ge(8, "at least 8 cells a side"), "Cells along y."));
+  k.push_back(number<C>("domain.lx", SIM_MEMBER(lx), "m", gt(0), "Domain width; the domain is [0, lx] x [0, ly]."));
+  k.push_back(number<C>("domain.ly", SIM_MEMBER(ly), "m", gt(0), "Domain height."));
+
+  k.push_back(number<C>("fluid.density", SIM_MEMBER(density), "kg/m^3", gt(0), "Fluid density."));
+  k.push_back(number<C>("fluid.viscosity", SIM_MEMBER(viscosity), "m^2/s", ge(0), "Kinematic viscosity; 0 = inviscid."));
+  k.push_back(enumeration<InitialFlow, C>("fluid.initial", SIM_MEMBER(initial),
+                                          "Initial velocity field: at rest, uniform (initial_u, initial_v), or the Taylor-Green vortex of amplitude initial_u."));
+  k.push_back(number<C>("fluid.initial_u", SIM_MEMBER(initial_u), "m/s", any(), "Uniform x velocity, or the Taylor-Green amplitude U."));
+  k.push_back(number<C>("fluid.initial_v", SIM_MEMBER(initial_v), "m/s", any(), "Uniform y velocity."));
+
+  k.push_back(number<C>("gravity.x", SIM_MEMBER(gx), "m/s^2", any(), "Gravity, x component."));
+  k.push_back(number<C>("gravity.y", SIM_MEMBER(gy), "m/s^2", any(), "Gravity, y component."));
+
+  k.push_back(number<C>("time.dt", SIM_MEMBER(dt), "s", ge(0),
+                        "Fixed time step; 0 = adaptive. A fixed step must respect the viscous and advective limits."));
+  k.push_back(number<C>("time.cfl", SIM_MEMBER(cfl), "", interval(0, true, 1, false),
+                        "Adaptive step: dt = min(cfl * min(advective, viscous limit), dt_max)."));
+  k.push_back(number<C>("time.dt_max", SIM_MEMBER(dt_max), "s", gt(0), "Upper bound of the adaptive step."));
+
+  k.push_back(enumeration<PressureSolverKind, C>("pressure.solver", SIM_MEMBER(solver), "Pressure Poisson solver."));
+  k.push_back(number<C>("pressure.tolerance", SIM_MEMBER(tolerance), "", gt(0),
+                        "Stop when the relative residual norm(b - A p) / norm(b) falls below this."));
+  k.push_back(integer<C>("pressure.max_iterations", SIM_MEMBER(max_iterations), "sweeps", ge(1), "Sweep limit per solve."));
+  k.push_back(number<C>("pressure.omega", SIM_MEMBER(omega), "", interval(0, true, 2, true),
+                        "SOR relaxation factor (jacobi ignores it)."));
+  k.push_back(integer<C>("pressure.check_every", SIM_MEMBER(check_every), "sweeps", ge(1),
+                         "Residual computed every N sweeps."));
+
+  const std::pair<const char*, BoundarySide C::*> sides[] = {
+      {"left", &C::left}, {"right", &C::right}, {"bottom", &C::bottom}, {"top", &C::top}};
+  for (const auto& [name, side] : sides) {
+    const std::string prefix = std::string("boundary.") + name;
+    auto s = side;
+    k.push_back(enumeration<BoundaryKind, C>(prefix + ".kind", [s](auto& c) -> auto& { return (c.*s).kind; },
+                                             std::string("Condition on the ") + name + " side."));
+    k.push_back(number<C>(prefix + ".speed", [s](auto& c) -> auto& { return (c.*s).speed; }, "m/s", any(),
+                          "wall: tangential velocity (along +x on bottom/top, +y on left/right); "
+                          "inflow: normal speed into the domain."));
+  }
+
+  k.push_back(number<C>("particles.density", SIM_MEMBER(particle_density), "kg/m^3", gt(0), "Particle material density."));
+  k.push_back(number<C>("particles.restitution", SIM_MEMBER(restitution), "", interval(0, false, 1, false),
+                        "Normal restitution on walls and obstacles."));
+  k.push_back(boolean<C>("particles.two_way", SIM_MEMBER(two_way), "Deposit the drag reaction on the fluid."));
+  k.push_back(integer<C>("particles.capacity", SIM_MEMBER(capacity), "particles", ge(0),
+                         "Particle slots; 0 = the seeded count. Must leave room when particles are injected."));
+  k.push_back(number<C>("particles.inject.rate", SIM_MEMBER(inject.rate), "1/s", ge(0),
+                        "Particles injected per second; 0 disables injection."));
+  k.push_back(number<C>("particles.inject.x0", SIM_MEMBER(inject.x0), "m", any(), "Injection rectangle, lower x."));
+  k.push_back(number<C>("particles.inject.y0", SIM_MEMBER(inject.y0), "m", any(), "Injection rectangle, lower y."));
+  k.push_back(number<C>("particles.inject.x1", SIM_MEMBER(inject.x1), "m", any(), "Injection rectangle, upper x."));
+  k.push_back(number<C>("particles.inject.y1", SIM_MEMBER(inject.y1), "m", any(), "Injection rectangle, upper y."));
+  k.push_back(number<C>("particles.inject.diameter", SIM_MEMBER(inject.diameter), "m", gt(0), "Diameter of injected particles."));
+  k.push_back(number<C>("particles.inject.vx", SIM_MEMBER(inject.vx), "m/s", any(), "Initial x velocity of injected particles."));
+  k.push_back(number<C>("particles.inject.vy", SIM_MEMBER(inject.vy), "m/s", any(), "Initial y velocity of injected particles."));
+
+  k.push_back(integer<C>("run.steps", SIM_MEMBER(steps), "steps", ge(0), "Time steps to run."));
+  k.push_back(integer<C>("run.seed", SIM_MEMBER(seed), "", ge(0), "Random seed (particle placement and injection)."));
+  k.push_back(integer<C>("run.snapshot_every", SIM_MEMBER(snapshot_every), "steps", ge(0),
+                         "Write a snapshot every N steps; 0 = only after the last step."));
+  k.push_back(string<C>("run.output", SIM_MEMBER(output), non_empty(), "Output directory."));
+  k.push_back(enumeration<Layout, C>("run.layout", SIM_MEMBER(layout), "Particle storage: array of structs or struct of arrays."));
+  k.push_back(enumeration<BackendKind, C>("run.backend", SIM_MEMBER(backend), "auto = cuda when a device is present, else cpu."));
+
+  k.push_back(enumeration<Stencil, C>("gpu.stencil", SIM_MEMBER(stencil), "Grid stencil kernels: plain loads, read-only cache, shared-memory tiles."));
+  k.push_back(enumeration<ConstantsIn, C>("gpu.constants", SIM_MEMBER(constants), "Where kernels read the run constants from."));
+  k.push_back(enumeration<Sampling, C>("gpu.sampling", SIM_MEMBER(sampling), "Fluid velocity at particles: software bilinear or texture hardware."));
+  k.push_back(enumeration<Deposit, C>("gpu.deposit", SIM_MEMBER(deposit), "Two-way force deposit: per-particle atomics or a cell-sorted reduction."));
+  k.push_back(integer<C>("gpu.sort_every", SIM_MEMBER(sort_every), "steps", ge(0), "Sort particles by cell every K steps; 0 = never."));
+  k.push_back(integer<C>("gpu.block_x", SIM_MEMBER(block_x), "threads", interval(0, false, 1024, false),
+                         "Thread block width; 0 = the kernel's default. block_x * block_y <= 1024."));
+  k.push_back(integer<C>("gpu.block_y", SIM_MEMBER(block_y), "threads", interval(0, false, 1024, false),
+                         "Thread block height; 0 = the kernel's default."));
+
+  k.push_back(boolean<C>("output.compress", SIM_MEMBER(compress), "Compress snapshot datasets (HDF5 deflate)."));
+  k.push_back(integer<C>("output.compression_level", SIM_MEMBER(compression_level), "", interval(0, false, 9, false),
+                         "Deflate level when compress = true."));
+  return k;
+}
+
+std::vector<Field<Obstacle>> obstacle_keys() {
+  using O = Obstacle;
+  std::vector<Field<O>> k;
+  k.push_back(enumeration<ObstacleShape, O>("shape", SIM_MEMBER(shape), "circle uses x, y, radius; rectangle uses x0, y0, x1, y1."));
+  k.push_back(number<O>("x", SIM_MEMBER(x), "m", any(), "Circle centre, x."));
+  k.push_back(number<O>("y", SIM_MEMBER(y), "m", any(), "Circle centre, y."));
+  k.push_back(number<O>("radius", SIM_MEMBER(radius), "m", ge(0), "Circle radius; must be > 0 for a circle."));
+  k.push_back(number<O>("x0", SIM_MEMBER(x0), "m", any(), "Rectangle lower-left corner, x."));
+  k.push_back(number<O>("y0", SIM_MEMBER(y0), "m", any(), "Rectangle lower-left corner, y."));
+  k.push_back(number<O>("x1", SIM_MEMBER(x1), "m", any(), "Rectangle upper-right corner, x (> x0)."));
+  k.push_back(number<O>("y1", SIM_MEMBER(y1), "m", any(), "Rectangle upper-right corner, y (> y0)."));
+  return k;
+}
+
+std::vector<Field<ParticleRegion>> region_keys() {
+  using R = ParticleRegion;
+  std::vector<Field<R>> k;
+  k.push_back(number<R>("x0", SIM_MEMBER(x0), "m", any(), "Rectangle lower-left corner, x."));
+  k.push_back(number<R>("y0", SIM_MEMBER(y0), "m", any(), "Rectangle lower-left corner, y."));
+  k.push_back(number<R>("x1", SIM_MEMBER(x1), "m", any(), "Rectangle upper-right corner, x (> x0)."));
+  k.push_back(number<R>("y1", SIM_MEMBER(y1), "m", any(), "Rectangle upper-right corner, y (> y0)."));
+  k.push_back(integer<R>("count", SIM_MEMBER(count), "particles", ge(0), "Particles placed uniformly at random in the rectangle."));
+  k.push_back(number<R>("diameter_min", SIM_MEMBER(diameter_min), "m", gt(0), "Smallest diameter (uniform distribution)."));
+  k.push_back(number<R>("diameter_max", SIM_MEMBER(diameter_max), "m", gt(0), "Largest diameter (>= diameter_min)."));
+  k.push_back(number<R>("vx", SIM_MEMBER(vx), "m/s", any(), "Initial x velocity."));
+  k.push_back(number<R>("vy", SIM_MEMBER(vy), "m/s", any(), "Initial y velocity."));
+  return k;
+}
+
+#undef SIM_MEMBER
+
+std::string range_words(const Range& r, bool prefix_in) {
+  auto bound = [](const Bound& b) { return format_number(b.value); };
+  if (r.min && r.max)
+    return std::string(prefix_in ? "in " : "") + (r.min->exclusive ? "(" : "[") + bound(*r.min) + ", " +
+           bound(*r.max) + (r.max->exclusive ? ")" : "]");
+  if (r.min) return (r.min->exclusive ? "> " : ">= ") + bound(*r.min);
+  if (r.max) return (r.max->exclusive ? "< " : "<= ") + bound(*r.max);
+  return {};
+}
+
+}  // namespace
+
+const ConfigSchema& config_schema() {
+  static const ConfigSchema schema = [] {
+    ConfigSchema s;
+    s.keys = config_keys();
+    s.obstacles = {"obstacles", "Solid obstacles (no-slip) inside the domain.", obstacle_keys(),
+                   [](Config& c) -> std::vector<Obstacle>& { return c.obstacles; },
+                   [](const Config& c) -> const std::vector<Obstacle>& { return c.obstacles; }};
+    s.regions = {"particles.regions", "Rectangles seeded with particles at the start.", region_keys(),
+                 [](Config& c) -> std::vector<ParticleRegion>& { return c.regions; },
+                 [](const Config& c) -> const std::vector<ParticleRegion>& { return c.regions; }};
+    return s;
+  }();
+  return schema;
+}
+
+const Field<Config>* ConfigSchema::find(std::string_view key) const {
+  for (const auto& f : keys)
+    if (f.key == key) return &f;
+  return nullptr;
+}
+
+std::vector<std::string> ConfigSchema::tables() const {
+  std::vector<std::string> out;
+  auto add_prefixes = [&](const std::string& key) {
+    for (std::size_t dot = key.find('.'); dot != std::string::npos; dot = key.find('.', dot + 1))
+      if (std::find(out.begin(), out.end(), key.substr(0, dot)) == out.end()) out.push_back(key.substr(0, dot));
+  };
+  for (const auto& f : keys) add_prefixes(f.key);
+  add_prefixes(obstacles.key);
+  add_prefixes(regions.key);
+  return out;
+}
+
+bool ConfigSchema::is_table(std::string_view key) const {
+  const auto t = tables();
+  return std::find(t.begin(), t.end(), key) != t.end();
+}
+
+std::string expected_text(const FieldInfo& f) {
+  std::string s;
+  switch (f.type) {
+    case ValueType::integer: s = "an integer"; break;
+    case ValueType::number: s = "a number"; break;
+    case ValueType::boolean: s = "true or false"; break;
+    case ValueType::string: s = f.range.non_empty ? "a non-empty string" : "a string"; break;
+    case ValueType::enumeration: {
+      s = "one of ";
+      for (std::size_t i = 0; i < f.choices.size(); ++i) s += (i ? "|" : "") + f.choices[i];
+      break;
+    }
+  }
+  if (f.type == ValueType::integer || f.type == ValueType::number) {
+    const std::string words = range_words(f.range, true);
+    if (!words.empty()) s += " " + words;
+  }
+  if (!f.range.why.empty()) s += " (" + f.range.why + ")";
+  return s;
+}
+
+std::string allowed_text(const FieldInfo& f) {
+  switch (f.type) {
+    case ValueType::integer:
+    case ValueType::number: return range_words(f.range, false);
+    case ValueType::boolean: return "`true`, `false`";
+    case ValueType::string: return f.range.non_empty ? "non-empty" : "";
+    case ValueType::enumeration: {
+      std::string s;
+      for (std::size_t i = 0; i < f.choices.size(); ++i) s += (i ? ", `" : "`") + f.choices[i] + "`";
+      return s;
+    }
+  }
+  return {};
+}
+
+bool value_allowed(const FieldInfo& f, const ConfigValue& v) {
+  auto in_range = [&](double x) {
+    if (f.range.min && (f.range.min->exclusive ? !(x > f.range.min->value) : !(x >= f.range.min->value))) return false;
+    if (f.range.max && (f.range.max->exclusive ? !(x < f.range.max->value) : !(x <= f.range.max->value))) return false;
+    return true;
+  };
+  switch (f.type) {
+    case ValueType::integer: {
+      const int64_t x = std::get<int64_t>(v);
+      return in_range(static_cast<double>(x)) && (!f.type_max || x <= *f.type_max);
+    }
+    case ValueType::number: return std::isfinite(std::get<double>(v)) && in_range(std::get<double>(v));
+    case ValueType::boolean: return true;
+    case ValueType::string: return !f.range.non_empty || !std::get<std::string>(v).empty();
+    case ValueType::enumeration:
+      return std::find(f.choices.begin(), f.choices.end(), std::get<std::string>(v)) != f.choices.end();
+  }
+  return false;
+}
+
+std::string format_number(double v) {
+  // Shortest round-trip digits; plain decimals for everyday magnitudes
+  // ("0.0002", not "2e-04"), exponents only for the very small or large.
+  char buf[64];
+  const double a = std::abs(v);
+  const auto fmt = (a == 0 || (a >= 1e-5 && a < 1e16)) ? std::chars_format::fixed : std::chars_format::general;
+  const auto res = std::to_chars(buf, buf + sizeof buf, v, fmt);
+  return std::string(buf, res.ptr);
+}
+
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  const std::size_t n = a.size(), m = b.size();
+  std::vector<std::vector<std::size_t>> d(n + 1, std::vector<std::size_t>(m + 1));
+  for (std::size_t i = 0; i <= n; ++i) d[i][0] = i;
+  for (std::size_t j = 0; j <= m; ++j) d[0][j] = j;
+  for (std::size_t i = 1; i <= n; ++i)
+    for (std::size_t j = 1; j <= m; ++j) {
+      const std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  return d[n][m];
+}
+
+std::optional<std::string> closest_match(std::string_view key, const std::vector<std::string>& candidates) {
+  const std::size_t limit = std::max<std::size_t>(2, key.size() / 4);
+  std::optional<std::string> best;
+  std::size_t best_d = limit + 1;
+  for (const auto& c : candidates) {
+    const std::size_t d = edit_distance(key, c);
+    if (d < best_d) {
+      best_d = d;
+      best = c;
+    }
+  }
+  return best;
+}
+
+namespace {
+
+std::string md_cell(std::string s) {
+  std::string out;
+  for (const char ch : s) out += ch == '|' ? std::string("\\|") : std::string(1, ch);
+  return out;
+}
+
+const char* type_name(ValueType t) {
+  switch (t) {
+    case ValueType::integer: return "integer";
+    case ValueType::number: return "number";
+    case ValueType::boolean: return "bool";
+    case ValueType::string: return "string";
+    case ValueType::enumeration: return "enum";
+  }
+  return "";
+}
+
+template <class T>
+void md_table(std::string& out, const std::string& heading, const std::vector<const Field<T>*>& fields,
+              const std::string& key_prefix) {
+  out += "### `" + heading + "`\n\n";
+  out += "| Key | Type | Unit | Default | Allowed | Description |\n";
+  out += "|-----|------|------|---------|---------|-------------|\n";
+  for (const Field<T>* f : fields) {
+    out += "| `" + key_prefix + f->key + "` | " + type_name(f->type) + " | " + (f->unit.empty() ? "-" : f->unit) +
+           " | `" + md_cell(format_toml_value(*f, f->default_value())) + "` | " +
+           md_cell(allowed_text(*f).empty() ? "any" : allowed_text(*f)) + " | " + md_cell(f->description) + " |\n";
+  }
+  out += "\n";
+}
+
+template <class T>
+std::vector<const Field<T>*> pointers(const std::vector<Field<T>>& v) {
+  std::vector<const Field<T>*> out;
+  for (const auto& f : v) out.push_back(&f);
+  return out;
+}
+
+}  // namespace
+
+std::string schema_markdown() {
+  const ConfigSchema& s = config_schema();
+  std::string out;
+  std::vector<const Field<Config>*> group;
+  std::string table;
+  auto flush = [&] {
+    if (!group.empty()) md_table<Config>(out, "[" + table + "]", group, "");
+    group.clear();
+  };
+  for (const auto& f : s.keys) {
+    const std::string t = f.key.substr(0, f.key.rfind('.'));
+    if (t != table) {
+      flush();
+      table = t;
+    }
+    group.push_back(&f);
+  }
+  flush();
+  md_table<Obstacle>(out, "[[" + s.obstacles.key + "]]", pointers(s.obstacles.fields), s.obstacles.key + "[i].");
+  md_table<ParticleRegion>(out, "[[" + s.regions.key + "]]", pointers(s.regions.fields), s.regions.key + "[i].");
+  return out;
+}
+
+}  // namespace sim

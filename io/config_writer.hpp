@@ -1,0 +1,19 @@
+// The resolved configuration as TOML text: every schema key, in schema order.
+// load_config_string() reads it back to an identical Config; snapshots store it.
+#pragma once
+#include <string>
+#include <string_view>
+
+#include "io/config_schema.hpp"
+#include "sim/config.hpp"
+
+namespace sim {
+
+// A TOML basic string literal, with quotes and escapes.
+std::string toml_string_literal(std::string_view s);
+// The value as TOML: numbers always with '.' or exponent, strings quoted.
+std::string format_toml_value(const FieldInfo& f, const ConfigValue& v);
+
+std::string config_to_toml(const Config& cfg);
+
+}  // namespace sim

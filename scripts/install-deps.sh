@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs the Debian packages sim needs, only those missing. Idempotent.
+#   scripts/install-deps.sh           build and test dependencies
+#   scripts/install-deps.sh --paraview  also ParaView (for the XDMF test and examples)
+set -euo pipefail
+
+packages=(cmake ninja-build g++ libomp-dev libhdf5-dev hdf5-tools libcli11-dev doctest-dev
+          libtomlplusplus-dev python3 python3-numpy python3-h5py python3-matplotlib)
+if [[ "${1:-}" == "--paraview" ]]; then
+  packages+=(paraview python3-paraview xvfb)
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [[ ${#missing[@]} -eq 0 ]]; then
+  echo "install-deps: all ${#packages[@]} packages already installed"
+  exit 0
+fi
+
+SUDO=""
+if [[ $(id -u) -ne 0 ]]; then SUDO="sudo"; fi
+echo "install-deps: installing ${missing[*]}"
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+echo "install-deps: done"

@@ -1,0 +1,80 @@
+// What a backend provides to the step loop. The step itself (order of
+// phases, dt, convergence) lives once in Simulation and PressureSolver;
+// a backend owns the state in its memory and runs each phase its own way.
+#pragma once
+#include <array>
+#include <memory>
+#include <string>
+
+#include "sim/config.hpp"
+#include "sim/constants.hpp"
+#include "sim/state.hpp"
+
+namespace sim {
+
+enum class Phase { advect, diffuse, pressure, project, particles, output, count };
+constexpr int kPhaseCount = static_cast<int>(Phase::count);
+const char* phase_name(Phase p);
+
+// Accumulates wall time per phase: a steady clock on the CPU, events on the GPU.
+class PhaseTimer {
+ public:
+  virtual ~PhaseTimer() = default;
+  virtual void begin(Phase p) = 0;
+  virtual void end(Phase p) = 0;
+  virtual std::array<double, kPhaseCount> totals_ms() = 0;  // may synchronise
+  virtual void reset() = 0;
+};
+
+struct Diagnostics {
+  double max_div = 0;      // max |div u| over fluid cells [1/s]
+  double max_speed = 0;    // max |u| over faces [m/s]
+  double kinetic_energy = 0;  // sum 1/2 rho (u^2 + v^2) dx dy per unit depth [J/m]
+  double fluid_momentum[2] = {0, 0};     // sum cell_mass * u over owned faces [kg m/s]
+  double particle_momentum[2] = {0, 0};  // sum m_p v_p [kg m/s]
+  double particle_mean_v[2] = {0, 0};    // mean particle velocity [m/s]
+  int64_t alive = 0;
+  ParticleCounters counters;
+};
+
+// Primitives of the pressure Poisson solve; iterative drivers in
+// sim/pressure.hpp combine them, so every solver runs on every backend.
+class PressureOps {
+ public:
+  virtual ~PressureOps() = default;
+  virtual double compute_rhs() = 0;        // rhs = div(u**)/dt on fluid cells; returns ||rhs||_2
+  virtual void fill_pressure_halo() = 0;
+  virtual void jacobi_sweep() = 0;         // phi <- Jacobi(phi); halo filled after
+  virtual void sor_sweep(int color) = 0;   // cells with (i + j) % 2 == color; halo filled after
+  virtual double residual_norm() = 0;      // ||rhs - lap phi||_2 over fluid cells
+};
+
+class Backend : public PressureOps {
+ public:
+  virtual std::string name() const = 0;        // device or threads, one line
+  virtual std::string strategies() const = 0;  // e.g. "layout=soa stencil=ldg ..."
+  virtual void upload(const SimState& s) = 0;
+  virtual void download(SimState& s) = 0;
+  virtual void set_constants(const Constants& c) = 0;  // whenever dt or anything else changes
+
+  virtual double max_velocity_rate() = 0;  // max over faces of |u|/dx + |v|/dy, for the CFL dt
+  virtual void fill_velocity_halo() = 0;
+  // Sample, drag, gravity, walls, deposit of the drag reaction (if two-way);
+  // then inject `count` new particles with ids first_id... (slot = id % capacity),
+  // drawn by injected_particle() from the config's injection and seed.
+  virtual void step_particles(uint64_t first_id, int64_t count) = 0;
+  virtual void advect() = 0;   // RK2 (midpoint) advection into the provisional velocity
+  virtual void diffuse() = 0;  // explicit diffusion + body force
+  virtual void project() = 0;  // u = u** - dt grad phi; halo filled after
+  virtual Diagnostics diagnostics() = 0;
+  virtual PhaseTimer& timer() = 0;
+};
+
+std::unique_ptr<Backend> make_cpu_backend(const Config& cfg, const Grid& grid);
+#if defined(SIM_HAVE_CUDA)
+// Throws sim::DeviceError when no CUDA device is usable.
+std::unique_ptr<Backend> make_cuda_backend(const Config& cfg, const Grid& grid);
+bool cuda_device_available();
+#endif
+
+}  // namespace sim

@@ -1,0 +1,36 @@
+// Command line of the `sim` executable. Every typed option becomes a
+// `--set KEY=VALUE` override, so the command line and the config file are
+// validated by the same code (io/config_loader).
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace sim {
+
+struct CliOptions {
+  std::string config_path;
+  std::optional<int64_t> steps;
+  std::optional<std::string> layout, backend, output;
+  std::optional<int64_t> snapshot_every;
+  std::vector<std::string> sets;  // --set KEY=VALUE, in command-line order
+  std::optional<uint64_t> seed;
+  bool quiet = false;
+  std::optional<std::string> restart;
+  std::optional<std::string> stencil, constants, sampling, deposit, pressure_solver;
+  std::optional<int64_t> sort_every;
+  std::optional<int> block_x, block_y;
+};
+
+// -1: go on; 0: --help or --version printed to `out`; 2: usage error, one
+// line "sim: error: ..." on `err`.
+int parse_cli(int argc, char** argv, CliOptions& options, std::ostream& out, std::ostream& err);
+// As above, printing --help and --version to std::cout.
+int parse_cli(int argc, char** argv, CliOptions& options, std::ostream& err);
+
+// The explicit --set values, then the typed options as KEY=VALUE (typed win).
+std::vector<std::string> cli_overrides(const CliOptions& options);
+
+}  // namespace sim

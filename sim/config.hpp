@@ -1,0 +1,114 @@
+// The validated description of a run: plain values in SI units.
+// Keys, units, defaults and ranges are defined once, in io/config_schema.cpp;
+// docs/CONFIG.md documents the same table.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/strategies.hpp"
+
+namespace sim {
+
+struct BoundarySide {
+  BoundaryKind kind = BoundaryKind::wall;
+  double speed = 0.0;  // wall: tangential speed [m/s]; inflow: normal speed into the domain [m/s]
+};
+
+struct Obstacle {
+  ObstacleShape shape = ObstacleShape::circle;
+  double x = 0.0, y = 0.0;      // circle centre [m]
+  double radius = 0.0;          // [m]
+  double x0 = 0.0, y0 = 0.0;    // rectangle lower-left corner [m]
+  double x1 = 0.0, y1 = 0.0;    // rectangle upper-right corner [m]
+};
+
+// A rectangle filled with particles at start, uniformly at random.
+struct ParticleRegion {
+  double x0 = 0.0, y0 = 0.0, x1 = 0.0, y1 = 0.0;  // [m]
+  int64_t count = 0;
+  double diameter_min = 1e-4, diameter_max = 1e-4;  // [m]
+  double vx = 0.0, vy = 0.0;                        // initial velocity [m/s]
+};
+
+// Particles added while running (e.g. tracers at an inflow), `rate` per second.
+struct ParticleInjection {
+  double rate = 0.0;  // [1/s]; 0 disables
+  double x0 = 0.0, y0 = 0.0, x1 = 0.0, y1 = 0.0;
+  double diameter = 1e-4;  // [m]
+  double vx = 0.0, vy = 0.0;
+};
+
+struct Config {
+  std::string source;  // file the config came from (for messages and snapshots)
+
+  // [domain]
+  int nx = 64, ny = 64;        // cells
+  double lx = 1.0, ly = 1.0;   // [m]
+  double depth = 0.0;          // slab thickness for two-way coupling mass [m]; 0 = one cell (dx)
+
+  // [fluid]
+  double density = 1000.0;     // [kg/m^3]
+  double viscosity = 1e-3;     // kinematic [m^2/s]
+  InitialFlow initial = InitialFlow::rest;
+  double initial_u = 0.0, initial_v = 0.0;  // uniform velocity or Taylor-Green amplitude [m/s]
+
+  // [gravity]
+  double gx = 0.0, gy = -9.81;  // [m/s^2]
+
+  // [time]
+  double dt = 0.0;      // fixed step [s]; 0 = adaptive from cfl
+  double cfl = 0.5;     // adaptive: dt = cfl * min(advective, viscous, particle limits)
+  double dt_max = 1e-2; // adaptive upper bound [s]
+
+  // [pressure]
+  PressureSolverKind solver = PressureSolverKind::sor;
+  double tolerance = 1e-5;   // relative residual ||b - A p|| / ||b||
+  int max_iterations = 2000;
+  double omega = 1.7;        // SOR relaxation factor
+  int check_every = 10;      // residual checked every N sweeps
+
+  // [boundary]
+  BoundarySide left, right, bottom, top;
+
+  std::vector<Obstacle> obstacles;
+
+  // [particles]
+  double particle_density = 2500.0;  // [kg/m^3]
+  double restitution = 0.5;          // normal restitution on walls and obstacles
+  bool two_way = true;               // deposit the drag reaction on the fluid
+  int64_t capacity = 0;              // particle slots; 0 = total seeded count
+  std::vector<ParticleRegion> regions;
+  ParticleInjection inject;
+
+  // [run]
+  int64_t steps = 1000;
+  uint64_t seed = 1;
+  int64_t snapshot_every = 0;  // 0 = only the last step
+  std::string output = "out";
+  Layout layout = Layout::soa;
+  BackendKind backend = BackendKind::auto_;
+
+  // [gpu]
+  Stencil stencil = Stencil::ldg;
+  ConstantsIn constants = ConstantsIn::constant;
+  Sampling sampling = Sampling::software;
+  Deposit deposit = Deposit::sorted;
+  int64_t sort_every = 0;   // sort particles by cell every K steps; 0 = never
+  int block_x = 0, block_y = 0;  // 0 = the variant's default
+
+  // [output]
+  bool compress = false;
+  int compression_level = 4;
+
+  int64_t total_seeded() const {
+    int64_t n = 0;
+    for (const auto& r : regions) n += r.count;
+    return n;
+  }
+  int64_t particle_capacity() const { return capacity > 0 ? capacity : total_seeded(); }
+  double dx() const { return lx / nx; }
+  double dy() const { return ly / ny; }
+};
+
+}  // namespace sim

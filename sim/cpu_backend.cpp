@@ -1,0 +1,414 @@
+// The reference backend: plain loops over the shared physics, OpenMP over
+// rows and particles. Every reduction is summed per row and then over rows
+// in order, and the particle deposit runs in particle order, so results do
+// not depend on the number of threads.
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <sstream>
+
+#include "sim/backend.hpp"
+#include "sim/fluid_physics.hpp"
+#include "sim/halo.hpp"
+#include "sim/injection.hpp"
+#include "sim/particle_physics.hpp"
+
+namespace sim {
+namespace {
+
+class SteadyPhaseTimer final : public PhaseTimer {
+ public:
+  void begin(Phase p) override { start_[static_cast<int>(p)] = Clock::now(); }
+  void end(Phase p) override {
+    const int i = static_cast<int>(p);
+    total_[i] += std::chrono::duration<double, std::milli>(Clock::now() - start_[i]).count();
+  }
+  std::array<double, kPhaseCount> totals_ms() override { return total_; }
+  void reset() override { total_.fill(0); }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  std::array<Clock::time_point, kPhaseCount> start_{};
+  std::array<double, kPhaseCount> total_{};
+};
+
+class CpuBackend final : public Backend {
+ public:
+  CpuBackend(const Config& cfg, const Grid& g) : cfg_(cfg), g_(g) {
+    const size_t n = g.size();
+    for (auto* f : {&u_, &v_, &uh_, &vh_, &us_, &vs_, &fu_, &fv_, &phi_, &phi2_, &rhs_, &open_})
+      f->assign(n, 0);
+    row_sum_.assign(static_cast<size_t>(g.ny) + 3, 0.0);
+    inj_ = make_injection(cfg.inject);
+  }
+
+  std::string name() const override {
+    std::ostringstream s;
+    s << "cpu (" << omp_get_max_threads() << " OpenMP threads)";
+    return s.str();
+  }
+  std::string strategies() const override {
+    return std::string("layout=") + std::string(to_string(cfg_.layout));
+  }
+
+  void upload(const SimState& s) override {
+    u_ = s.u; v_ = s.v; phi_ = s.phi; open_ = s.open;
+    uh_ = u_; vh_ = v_; us_ = u_; vs_ = v_;
+    parts_ = s.particles;
+    aos_ = to_aos(parts_);
+    counters_ = s.counters;
+  }
+  void download(SimState& s) override {
+    s.u = u_; s.v = v_; s.phi = phi_; s.open = open_;
+    if (cfg_.layout == Layout::aos) from_aos(aos_, s.particles);
+    else s.particles = parts_;
+    s.counters = counters_;
+  }
+  void set_constants(const Constants& c) override { k_ = c; }
+
+  double max_velocity_rate() override {
+    const int nx = g_.nx;
+    // interior and boundary faces; the halo can hold mirrored values (2 x lid speed)
+    return reduce_rows<Max>(0, g_.ny, [&](int j) {
+      double m = 0;
+      for (int i = 0; i <= nx; ++i) {
+        const double a = std::abs(u_[at(k_, i, j)]) * k_.inv_dx, b = std::abs(v_[at(k_, i, j)]) * k_.inv_dy;
+        m = std::max(m, a + b);
+      }
+      return m;
+    });
+  }
+
+  void fill_velocity_halo() override { fill_halo(u_.data(), v_.data()); }
+
+  void step_particles(uint64_t first_id, int64_t count) override {
+    if (cfg_.layout == Layout::aos)
+      particles_impl(ParticlesAoSView{aos_.data(), static_cast<int64_t>(aos_.size())}, first_id, count);
+    else
+      particles_impl(parts_.view(), first_id, count);
+  }
+
+  // Midpoint RK2: u_h = u + dt/2 A(u), u_s = u + dt A(u_h).
+  void advect() override {
+    advect_stage(u_.data(), v_.data(), u_.data(), v_.data(), uh_.data(), vh_.data(), real(0.5) * k_.dt);
+    fill_halo(uh_.data(), vh_.data());
+    advect_stage(uh_.data(), vh_.data(), u_.data(), v_.data(), us_.data(), vs_.data(), k_.dt);
+    fill_halo(us_.data(), vs_.data());
+  }
+
+  void diffuse() override {
+    const real* us = us_.data();
+    const real* vs = vs_.data();
+#pragma omp parallel for schedule(static)
+    for (int j = 0; j <= g_.ny; ++j) {
+      for (int i = 0; i <= g_.nx; ++i) {
+        const int c = at(k_, i, j);
+        if (active_u(i, j))
+          u_[c] = solid_u(i, j) ? real(0)
+                                : diffuse_point(us[c], us[c - 1], us[c + 1], us[c - k_.pitch], us[c + k_.pitch], fu_[c], k_);
+        if (active_v(i, j))
+          v_[c] = solid_v(i, j) ? real(0)
+                                : diffuse_point(vs[c], vs[c - 1], vs[c + 1], vs[c - k_.pitch], vs[c + k_.pitch], fv_[c], k_);
+      }
+    }
+    std::fill(fu_.begin(), fu_.end(), real(0));
+    std::fill(fv_.begin(), fv_.end(), real(0));
+    fill_halo(u_.data(), v_.data());
+  }
+
+  double compute_rhs() override {
+    const real inv_dt = real(1) / k_.dt;
+    const double s2 = reduce_rows<Sum>(0, g_.ny - 1, [&](int j) {
+      double acc = 0;
+      for (int i = 0; i < g_.nx; ++i) {
+        const int c = at(k_, i, j);
+        const real r = open_[c] != 0 ? divergence_point(u_[c], u_[c + 1], v_[c], v_[c + k_.pitch], k_) * inv_dt : real(0);
+        rhs_[c] = r;
+        acc += static_cast<double>(r) * r;
+      }
+      return acc;
+    });
+    return std::sqrt(s2);
+  }
+
+  void fill_pressure_halo() override {
+    real* p = phi_.data();
+#pragma omp parallel for schedule(static)
+    for (int j = 0; j < g_.ny; ++j) halo_pressure_x(p, j, k_);
+#pragma omp parallel for schedule(static)
+    for (int i = -1; i <= g_.nx; ++i) halo_pressure_y(p, i, k_);
+  }
+
+  void jacobi_sweep() override {
+    const real* p = phi_.data();
+    real* q = phi2_.data();
+#pragma omp parallel for schedule(static)
+    for (int j = 0; j < g_.ny; ++j)
+      for (int i = 0; i < g_.nx; ++i) {
+        const int c = at(k_, i, j);
+        const Nb o = neighbours_open(c);
+        q[c] = o.self ? jacobi_point(p[c - 1], p[c + 1], p[c - k_.pitch], p[c + k_.pitch], rhs_[c], o.w, o.e, o.s, o.n, k_)
+                      : real(0);
+      }
+    phi_.swap(phi2_);
+    fill_pressure_halo();
+  }
+
+  void sor_sweep(int color) override {
+    real* p = phi_.data();
+#pragma omp parallel for schedule(static)
+    for (int j = 0; j < g_.ny; ++j)
+      for (int i = (j + color) & 1; i < g_.nx; i += 2) {
+        const int c = at(k_, i, j);
+        const Nb o = neighbours_open(c);
+        p[c] = o.self ? sor_point(p[c], p[c - 1], p[c + 1], p[c - k_.pitch], p[c + k_.pitch], rhs_[c], o.w, o.e, o.s, o.n, k_)
+                      : real(0);
+      }
+    fill_pressure_halo();
+  }
+
+  double residual_norm() override {
+    const real* p = phi_.data();
+    return std::sqrt(reduce_rows<Sum>(0, g_.ny - 1, [&](int j) {
+      double acc = 0;
+      for (int i = 0; i < g_.nx; ++i) {
+        const int c = at(k_, i, j);
+        const Nb o = neighbours_open(c);
+        if (!o.self) continue;
+        const double r = residual_point(p[c], p[c - 1], p[c + 1], p[c - k_.pitch], p[c + k_.pitch], rhs_[c], o.w, o.e, o.s, o.n, k_);
+        acc += r * r;
+      }
+      return acc;
+    }));
+  }
+
+  void project() override {
+    const real* p = phi_.data();
+#pragma omp parallel for schedule(static)
+    for (int j = 0; j <= g_.ny; ++j)
+      for (int i = 0; i <= g_.nx; ++i) {
+        const int c = at(k_, i, j);
+        if (active_u(i, j)) u_[c] = solid_u(i, j) ? real(0) : project_point(u_[c], p[c - 1], p[c], k_.inv_dx, k_);
+        if (active_v(i, j)) v_[c] = solid_v(i, j) ? real(0) : project_point(v_[c], p[c - k_.pitch], p[c], k_.inv_dy, k_);
+      }
+    fill_halo(u_.data(), v_.data());
+  }
+
+  Diagnostics diagnostics() override;
+  PhaseTimer& timer() override { return timer_; }
+
+ private:
+  struct Sum { static double op(double a, double b) { return a + b; } };
+  struct Max { static double op(double a, double b) { return std::max(a, b); } };
+  struct Nb { real self, w, e, s, n; };
+
+  // Rows j0..j1 reduced per row in parallel, then over rows in order.
+  template <class Op, class RowFn>
+  double reduce_rows(int j0, int j1, RowFn row) {
+    const int n = j1 - j0 + 1;
+    if (static_cast<int>(row_sum_.size()) < n) row_sum_.resize(n);
+#pragma omp parallel for schedule(static)
+    for (int r = 0; r < n; ++r) row_sum_[r] = row(j0 + r);
+    double acc = 0;
+    for (int r = 0; r < n; ++r) acc = Op::op(acc, row_sum_[r]);
+    return acc;
+  }
+
+  bool active_u(int i, int j) const { return i >= k_.u_i_begin && i < k_.u_i_end && j < g_.ny; }
+  bool active_v(int i, int j) const { return j >= k_.v_j_begin && j < k_.v_j_end && i < g_.nx; }
+  bool solid_u(int i, int j) const { return k_.has_solids && (open_[at(k_, i - 1, j)] == 0 || open_[at(k_, i, j)] == 0); }
+  bool solid_v(int i, int j) const { return k_.has_solids && (open_[at(k_, i, j - 1)] == 0 || open_[at(k_, i, j)] == 0); }
+  Nb neighbours_open(int c) const {
+    if (!k_.has_solids) return {1, 1, 1, 1, 1};
+    return {open_[c], open_[c - 1], open_[c + 1], open_[c - k_.pitch], open_[c + k_.pitch]};
+  }
+
+  void fill_halo(real* u, real* v) {
+#pragma omp parallel for schedule(static)
+    for (int j = 0; j <= g_.ny; ++j) halo_velocity_x(u, v, j, k_);
+#pragma omp parallel for schedule(static)
+    for (int i = -1; i <= g_.nx + 1; ++i) halo_velocity_y(u, v, i, k_);
+  }
+
+  // out = base + h A(in) on active faces; solid faces 0.
+  void advect_stage(const real* ui, const real* vi, const real* ub, const real* vb, real* uo, real* vo, real h) {
+    const int P = k_.pitch;
+#pragma omp parallel for schedule(static)
+    for (int j = 0; j <= g_.ny; ++j)
+      for (int i = 0; i <= g_.nx; ++i) {
+        const int c = at(k_, i, j);
+        if (active_u(i, j))
+          uo[c] = solid_u(i, j) ? real(0)
+                                : ub[c] + h * advect_u_point(ui[c], ui[c - 1], ui[c + 1], ui[c - P], ui[c + P],
+                                                             vi[c - 1], vi[c], vi[c - 1 + P], vi[c + P], k_);
+        if (active_v(i, j))
+          vo[c] = solid_v(i, j) ? real(0)
+                                : vb[c] + h * advect_v_point(vi[c], vi[c - 1], vi[c + 1], vi[c - P], vi[c + P],
+                                                             ui[c - P], ui[c + 1 - P], ui[c], ui[c + 1], k_);
+      }
+  }
+
+  template <class View>
+  void particles_impl(View p, uint64_t first_id, int64_t count);
+  void sample_velocity(real x, real y, real& ufx, real& ufy) const;
+  void deposit_at(real x, real y, real ax, real ay);
+
+  Config cfg_;
+  Grid g_;
+  Constants k_{};
+  InjectionC inj_{};
+  std::vector<real> u_, v_, uh_, vh_, us_, vs_, fu_, fv_, phi_, phi2_, rhs_, open_;
+  std::vector<double> row_sum_;
+  std::vector<real> reaction_;
+  HostParticles parts_;
+  std::vector<Particle> aos_;
+  ParticleCounters counters_;
+  SteadyPhaseTimer timer_;
+};
+
+template <class View>
+void CpuBackend::particles_impl(View p, uint64_t first_id, int64_t count) {
+  const int64_t n = p.size();
+  const bool two_way = k_.two_way != 0;
+  // Old position and drag reaction per particle, deposited afterwards in
+  // particle order (deterministic for any thread count).
+  if (two_way) reaction_.assign(static_cast<size_t>(4 * n), real(0));
+  int64_t removed = 0;
+#pragma omp parallel for schedule(static) reduction(+ : removed)
+  for (int64_t i = 0; i < n; ++i) {
+    if (!p.alive(i)) continue;
+    ParticleMotion s{p.x(i), p.y(i), p.vx(i), p.vy(i)};
+    const real d = p.d(i);
+    real ufx, ufy;
+    sample_velocity(s.x, s.y, ufx, ufy);
+    const ParticleMotion dragged = drag_step(s, d, ufx, ufy, k_);
+    if (two_way) {
+      // drag momentum taken from the fluid, as an acceleration of one cell of fluid
+      const real m_over = particle_mass(d, k_) / (k_.cell_mass * k_.dt);
+      real* r = &reaction_[static_cast<size_t>(4 * i)];
+      r[0] = s.x;
+      r[1] = s.y;
+      r[2] = -m_over * (dragged.vx - s.vx - k_.g_eff_x * k_.dt);
+      r[3] = -m_over * (dragged.vy - s.vy - k_.g_eff_y * k_.dt);
+    }
+    s = dragged;
+    const real rad = real(0.5) * d;
+    for (int o = 0; o < k_.n_obstacles; ++o) apply_obstacle(s, rad, k_.obstacles[o], k_.restitution);
+    const bool inside = apply_domain_boundaries(s, rad, k_);
+    p.x(i) = s.x;
+    p.y(i) = s.y;
+    p.vx(i) = s.vx;
+    p.vy(i) = s.vy;
+    if (!inside) {
+      p.alive(i) = 0;
+      ++removed;
+    }
+  }
+  counters_.removed += removed;
+  if (two_way)
+    for (int64_t i = 0; i < n; ++i) {
+      const real* r = &reaction_[static_cast<size_t>(4 * i)];
+      if (r[2] != real(0) || r[3] != real(0)) deposit_at(r[0], r[1], r[2], r[3]);
+    }
+  for (int64_t q = 0; q < count && n > 0; ++q) {
+    const uint64_t id = first_id + static_cast<uint64_t>(q);
+    const int64_t slot = static_cast<int64_t>(id % static_cast<uint64_t>(n));
+    if (p.alive(slot)) ++counters_.recycled;
+    const Particle np = injected_particle(cfg_.seed, id, inj_);
+    p.x(slot) = np.x;
+    p.y(slot) = np.y;
+    p.vx(slot) = np.vx;
+    p.vy(slot) = np.vy;
+    p.d(slot) = np.d;
+    p.id(slot) = np.id;
+    p.alive(slot) = np.alive;
+  }
+}
+
+void CpuBackend::sample_velocity(real x, real y, real& ufx, real& ufy) const {
+  const Stencil2 su = stencil_u(x, y, k_), sv = stencil_v(x, y, k_);
+  const int cu = at(k_, su.i, su.j), cv = at(k_, sv.i, sv.j), P = k_.pitch;
+  ufx = bilinear(u_[cu], u_[cu + 1], u_[cu + P], u_[cu + 1 + P], su.wx, su.wy);
+  ufy = bilinear(v_[cv], v_[cv + 1], v_[cv + P], v_[cv + 1 + P], sv.wx, sv.wy);
+}
+
+// Spread an acceleration onto the faces with the sampling weights.
+void CpuBackend::deposit_at(real x, real y, real ax, real ay) {
+  const Stencil2 su = stencil_u(x, y, k_), sv = stencil_v(x, y, k_);
+  for (int dj = 0; dj < 2; ++dj)
+    for (int di = 0; di < 2; ++di) {
+      const real wu = (di ? su.wx : real(1) - su.wx) * (dj ? su.wy : real(1) - su.wy);
+      const real wv = (di ? sv.wx : real(1) - sv.wx) * (dj ? sv.wy : real(1) - sv.wy);
+      const int fu = deposit_face_u(su.i + di, su.j + dj, k_);
+      const int fv = deposit_face_v(sv.i + di, sv.j + dj, k_);
+      if (fu >= 0) fu_[fu] += wu * ax;
+      if (fv >= 0) fv_[fv] += wv * ay;
+    }
+}
+
+Diagnostics CpuBackend::diagnostics() {
+  Diagnostics d;
+  const int P = k_.pitch;
+  d.max_div = reduce_rows<Max>(0, g_.ny - 1, [&](int j) {
+    double m = 0;
+    for (int i = 0; i < g_.nx; ++i) {
+      const int c = at(k_, i, j);
+      if (open_[c] != 0) m = std::max(m, std::abs(static_cast<double>(divergence_point(u_[c], u_[c + 1], v_[c], v_[c + P], k_))));
+    }
+    return m;
+  });
+  // Owned faces: active ones plus prescribed boundary faces (their momentum is the wall's).
+  const double cell_mass = k_.cell_mass;
+  std::array<double, 4> acc{};
+  for (int j = 0; j <= g_.ny; ++j)
+    for (int i = 0; i <= g_.nx; ++i) {
+      const int c = at(k_, i, j);
+      if (active_u(i, j)) {
+        acc[0] += cell_mass * u_[c];
+        acc[2] += 0.5 * k_.rho_f * k_.dx * k_.dy * double(u_[c]) * u_[c];
+        d.max_speed = std::max(d.max_speed, std::abs(static_cast<double>(u_[c])));
+      }
+      if (active_v(i, j)) {
+        acc[1] += cell_mass * v_[c];
+        acc[2] += 0.5 * k_.rho_f * k_.dx * k_.dy * double(v_[c]) * v_[c];
+        d.max_speed = std::max(d.max_speed, std::abs(static_cast<double>(v_[c])));
+      }
+    }
+  d.fluid_momentum[0] = acc[0];
+  d.fluid_momentum[1] = acc[1];
+  d.kinetic_energy = acc[2];
+  auto particles = [&](auto p) {
+    for (int64_t i = 0; i < p.size(); ++i) {
+      if (!p.alive(i)) continue;
+      const double m = particle_mass(p.d(i), k_);
+      d.particle_momentum[0] += m * p.vx(i);
+      d.particle_momentum[1] += m * p.vy(i);
+      d.particle_mean_v[0] += p.vx(i);
+      d.particle_mean_v[1] += p.vy(i);
+      ++d.alive;
+    }
+  };
+  if (cfg_.layout == Layout::aos) particles(ParticlesAoSView{aos_.data(), static_cast<int64_t>(aos_.size())});
+  else particles(parts_.view());
+  if (d.alive > 0) {
+    d.particle_mean_v[0] /= d.alive;
+    d.particle_mean_v[1] /= d.alive;
+  }
+  d.counters = counters_;
+  return d;
+}
+
+}  // namespace
+
+const char* phase_name(Phase p) {
+  static const char* names[] = {"advect", "diffuse", "pressure", "project", "particles", "output"};
+  return names[static_cast<int>(p)];
+}
+
+std::unique_ptr<Backend> make_cpu_backend(const Config& cfg, const Grid& grid) {
+  return std::make_unique<CpuBackend>(cfg, grid);
+}
+
+}  // namespace sim

@@ -1,0 +1,25 @@
+// sim [OPTIONS] CONFIG: run a case. See README.md and docs/CONFIG.md.
+#include <iostream>
+
+#include "io/config_loader.hpp"
+#include "sim/cli.hpp"
+#include "sim/run.hpp"
+
+int main(int argc, char** argv) {
+  sim::CliOptions cli;
+  const int rc = sim::parse_cli(argc, argv, cli, std::cerr);
+  if (rc >= 0) return rc;
+  try {
+    const sim::Config cfg = sim::load_config(cli.config_path, sim::cli_overrides(cli));
+    sim::RunOptions opts;
+    opts.quiet = cli.quiet;
+    if (cli.restart) opts.restart = *cli.restart;
+    return sim::run_simulation(cfg, opts, std::cout, std::cerr);
+  } catch (const sim::ConfigError& e) {
+    std::cerr << "sim: error: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "sim: error: " << e.what() << "\n";
+    return 1;
+  }
+}

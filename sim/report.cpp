@@ -1,0 +1,54 @@
+#include "sim/report.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <ostream>
+
+namespace sim {
+namespace {
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+}  // namespace
+
+std::string progress_line(int64_t step, int64_t total, double sim_time, double ms_per_step, double eta_s) {
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "step %lld/%lld  t = %.4g s  %.3g ms/step  ETA %.1f s",
+                static_cast<long long>(step), static_cast<long long>(total), sim_time, ms_per_step, eta_s);
+  return buf;
+}
+
+void print_summary(std::ostream& os, const RunSummary& s) {
+  const double steps = std::max<int64_t>(s.steps, 1);
+  double total = 0;
+  for (double v : s.phase_ms) total += v;
+  os << "\nsim " << SIM_VERSION << " | " << s.config << " | " << s.backend << "\n";
+  os << "strategies: " << s.strategies << ", pressure solver " << s.pressure_solver << "\n";
+  os << s.steps << " steps, simulated time " << fmt("%.6g", s.sim_time) << " s, wall " << fmt("%.3f", s.wall_s)
+     << " s, " << fmt("%.1f", s.steps / std::max(s.wall_s, 1e-12)) << " steps/s\n\n";
+  os << "  phase        total ms    ms/step   share\n";
+  for (int p = 0; p < kPhaseCount; ++p) {
+    char line[128];
+    std::snprintf(line, sizeof line, "  %-10s %10.1f %10.4f  %5.1f%%\n", phase_name(static_cast<Phase>(p)),
+                  s.phase_ms[p], s.phase_ms[p] / steps, total > 0 ? 100.0 * s.phase_ms[p] / total : 0.0);
+    os << line;
+  }
+  char line[128];
+  std::snprintf(line, sizeof line, "  %-10s %10.1f %10.4f\n", "total", total, total / steps);
+  os << line;
+  if (s.output_hidden_ms > 0) os << "  output hidden behind stepping: " << fmt("%.1f", s.output_hidden_ms) << " ms\n";
+  os << "\npressure: " << fmt("%.1f", s.pressure_iterations_mean) << " iterations/step (last step "
+     << s.last_pressure.iterations << "), final relative residual " << fmt("%.3g", s.last_pressure.residual)
+     << " (tolerance " << fmt("%.3g", s.tolerance) << ")\n";
+  const double rel_div = s.diag.max_speed > 0 ? s.diag.max_div * s.h / s.diag.max_speed : 0.0;
+  os << "fluid: max |div u| " << fmt("%.3g", s.diag.max_div) << " 1/s (x h / max|u| = " << fmt("%.3g", rel_div)
+     << "), max |u| " << fmt("%.4g", s.diag.max_speed) << " m/s, kinetic energy " << fmt("%.4g", s.diag.kinetic_energy)
+     << " J/m\n";
+  os << "particles: " << s.diag.alive << " alive, " << s.diag.counters.removed << " removed at outflows, "
+     << s.diag.counters.recycled << " recycled; mean velocity (" << fmt("%.4g", s.diag.particle_mean_v[0]) << ", "
+     << fmt("%.4g", s.diag.particle_mean_v[1]) << ") m/s\n";
+}
+
+}  // namespace sim

@@ -1,0 +1,28 @@
+// The end-of-run summary table and the progress line.
+#pragma once
+#include <array>
+#include <iosfwd>
+#include <string>
+
+#include "sim/backend.hpp"
+#include "sim/simulation.hpp"
+
+namespace sim {
+
+struct RunSummary {
+  std::string config, backend, strategies, pressure_solver;
+  int64_t steps = 0;
+  double sim_time = 0, wall_s = 0;
+  std::array<double, kPhaseCount> phase_ms{};
+  double pressure_iterations_mean = 0;
+  PressureStats last_pressure;
+  double tolerance = 0;
+  Diagnostics diag;
+  double h = 0;
+  double output_hidden_ms = 0;  // part of the output time overlapped with stepping
+};
+
+void print_summary(std::ostream& os, const RunSummary& s);
+std::string progress_line(int64_t step, int64_t total, double sim_time, double ms_per_step, double eta_s);
+
+}  // namespace sim

@@ -1,0 +1,18 @@
+// The `sim CONFIG` job: build the state, step, report.
+#pragma once
+#include <iosfwd>
+#include <string>
+
+#include "sim/config.hpp"
+
+namespace sim {
+
+struct RunOptions {
+  bool quiet = false;
+  std::string restart;  // snapshot to continue from; empty = initial condition
+};
+
+// Returns the process exit status; errors are one line on `err`.
+int run_simulation(const Config& cfg, const RunOptions& opts, std::ostream& out, std::ostream& err);
+
+}  // namespace sim

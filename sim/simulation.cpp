@@ -1,0 +1,105 @@
+#include "sim/simulation.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "sim/stability.hpp"
+
+namespace sim {
+
+Simulation::Simulation(const Config& cfg, std::unique_ptr<Backend> backend, const SimState& state)
+    : cfg_(cfg), grid_(state.grid), k_(make_constants(cfg, state.grid)), backend_(std::move(backend)),
+      solver_(make_pressure_solver(cfg.solver)) {
+  settings_.tolerance = cfg.tolerance;
+  settings_.max_iterations = cfg.max_iterations;
+  settings_.check_every = cfg.check_every;
+  step_ = state.step;
+  time_ = state.time;
+  dt_ = state.dt;
+  next_id_ = state.next_id;
+  const double h = std::min(cfg.dx(), cfg.dy());
+  for (const BoundarySide* s : {&cfg.left, &cfg.right, &cfg.bottom, &cfg.top})
+    boundary_rate_ = std::max(boundary_rate_, std::abs(s->speed) / h);
+  backend_->set_constants(k_);
+  backend_->upload(state);
+}
+
+double Simulation::next_dt() {
+  if (cfg_.dt > 0) return cfg_.dt;
+  const double rate = std::max(backend_->max_velocity_rate(), boundary_rate_);
+  const double adv = rate > 0 ? 1.0 / rate : std::numeric_limits<double>::infinity();
+  const double visc = viscous_dt_limit(cfg_.viscosity, cfg_.dx(), cfg_.dy());
+  return std::min(cfg_.cfl * std::min(adv, visc), cfg_.dt_max);
+}
+
+StepInfo Simulation::step() {
+  StepInfo info;
+  dt_ = next_dt();
+  info.dt = dt_;
+  k_.dt = static_cast<real>(dt_);
+  backend_->set_constants(k_);
+  PhaseTimer& t = backend_->timer();
+
+  t.begin(Phase::particles);
+  const int64_t inject = injection_count(cfg_, time_, time_ + dt_);
+  backend_->step_particles(next_id_, inject);
+  next_id_ += static_cast<uint64_t>(inject);
+  t.end(Phase::particles);
+
+  t.begin(Phase::advect);
+  backend_->advect();
+  t.end(Phase::advect);
+
+  t.begin(Phase::diffuse);
+  backend_->diffuse();
+  t.end(Phase::diffuse);
+
+  t.begin(Phase::pressure);
+  info.pressure = solver_->solve(*backend_, settings_);
+  t.end(Phase::pressure);
+
+  t.begin(Phase::project);
+  backend_->project();
+  t.end(Phase::project);
+
+  last_pressure_ = info.pressure;
+  pressure_iterations_total_ += info.pressure.iterations;
+  time_ += dt_;
+  ++step_;
+  return info;
+}
+
+SimState Simulation::download() {
+  SimState s;
+  s.grid = grid_;
+  backend_->download(s);
+  s.step = step_;
+  s.time = time_;
+  s.dt = dt_;
+  s.next_id = next_id_;
+  return s;
+}
+
+std::unique_ptr<Backend> make_backend(const Config& cfg, const Grid& grid, std::string* notice) {
+  switch (cfg.backend) {
+    case BackendKind::cpu: return make_cpu_backend(cfg, grid);
+    case BackendKind::cuda:
+#if defined(SIM_HAVE_CUDA)
+      return make_cuda_backend(cfg, grid);
+#else
+      throw std::runtime_error("--backend cuda: this sim was built without CUDA (configure with nvcc on the PATH)");
+#endif
+    case BackendKind::auto_:
+#if defined(SIM_HAVE_CUDA)
+      if (cuda_device_available()) return make_cuda_backend(cfg, grid);
+      if (notice) *notice = "no CUDA device found: running on the CPU backend";
+#else
+      if (notice) *notice = "built without CUDA: running on the CPU backend";
+#endif
+      return make_cpu_backend(cfg, grid);
+  }
+  throw std::runtime_error("unknown backend");
+}
+
+}  // namespace sim

@@ -1,0 +1,62 @@
+// A run: owns the config, the backend holding the state, the pressure
+// solver and the clock; advances one step at a time and can stop cleanly
+// between steps (request_stop is safe to call from a signal handler).
+#pragma once
+#include <atomic>
+#include <memory>
+
+#include "sim/backend.hpp"
+#include "sim/pressure.hpp"
+
+namespace sim {
+
+struct StepInfo {
+  double dt = 0;
+  PressureStats pressure;
+};
+
+class Simulation {
+ public:
+  // `state` is the initial condition or a restart.
+  Simulation(const Config& cfg, std::unique_ptr<Backend> backend, const SimState& state);
+
+  StepInfo step();
+  void request_stop() { stop_.store(true); }
+  bool stop_requested() const { return stop_.load(); }
+
+  // Choose the next dt: the fixed one, or cfl * min(advective, viscous) capped by dt_max.
+  double next_dt();
+
+  SimState download();  // host copy of the whole state (synchronises)
+  Diagnostics diagnostics() { return backend_->diagnostics(); }
+  Backend& backend() { return *backend_; }
+  const Config& config() const { return cfg_; }
+  const Grid& grid() const { return grid_; }
+  int64_t step_index() const { return step_; }
+  double time() const { return time_; }
+  const PressureStats& last_pressure() const { return last_pressure_; }
+  int64_t pressure_iterations_total() const { return pressure_iterations_total_; }
+  std::string pressure_solver_name() const { return solver_->name(); }
+
+ private:
+  Config cfg_;
+  Grid grid_;
+  Constants k_;
+  std::unique_ptr<Backend> backend_;
+  std::unique_ptr<PressureSolver> solver_;
+  PressureSettings settings_;
+  int64_t step_ = 0;
+  double time_ = 0;
+  double dt_ = 0;
+  uint64_t next_id_ = 0;
+  double boundary_rate_ = 0;  // max |boundary speed| / h, part of the CFL limit
+  PressureStats last_pressure_;
+  int64_t pressure_iterations_total_ = 0;
+  std::atomic<bool> stop_{false};
+};
+
+// The backend the config asks for: cpu, cuda, or auto (cuda when a device
+// is present). Throws std::runtime_error with a one-line reason.
+std::unique_ptr<Backend> make_backend(const Config& cfg, const Grid& grid, std::string* notice);
+
+}  // namespace sim

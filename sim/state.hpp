@@ -1,0 +1,38 @@
+// The complete state of a run on the host: what snapshots hold, what a
+// restart loads, and what every backend uploads from and downloads to.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "sim/config.hpp"
+#include "sim/grid.hpp"
+#include "sim/particles.hpp"
+
+namespace sim {
+
+struct ParticleCounters {
+  int64_t removed = 0;   // left through an outflow
+  int64_t recycled = 0;  // still alive when their slot was reused by an injection
+};
+
+struct SimState {
+  Grid grid;
+  std::vector<real> u, v;   // MAC face velocities (grid.size() each, halo included)
+  std::vector<real> phi;    // pressure correction phi = p / rho_f [m^2/s^2]; warm start of the next solve
+  std::vector<real> open;   // 1 for fluid cells, 0 inside obstacles (halo cells are 1)
+  HostParticles particles;  // `capacity` slots, alive or not
+  int64_t step = 0;
+  double time = 0.0;
+  double dt = 0.0;          // last step's dt
+  uint64_t next_id = 0;     // id of the next injected particle
+  ParticleCounters counters;
+};
+
+// Fluid at its initial condition, obstacles rasterised, particles seeded
+// from the config's regions (deterministic in cfg.seed).
+SimState make_initial_state(const Config& cfg);
+
+// Particles injected between t0 and t1 at cfg.inject.rate: ids [first, first + count).
+int64_t injection_count(const Config& cfg, double t0, double t1);
+
+}  // namespace sim

@@ -1,0 +1,57 @@
+// Taylor-Green vortex against its exact solution
+//   u =  U sin x cos y e^{-2 nu t},  v = -U cos x sin y e^{-2 nu t}
+// on a periodic [0, 2 pi]^2 box.
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include "sim/stability.hpp"
+#include "support.hpp"
+
+namespace {
+
+// Max velocity error over all faces after time T, relative to U. The step
+// is tied to h^2 (a fixed fraction of the viscous limit) so the O(dt)
+// splitting error shrinks like the O(h^2) spatial error being measured.
+double tg_error(int n, double T, double nu) {
+  sim::Config c = simtest::taylor_green(n, nu);
+  c.solver = sim::PressureSolverKind::sor;
+  // float32 fields: a relative residual near 1e-5 is the floor at 128^2
+  c.tolerance = 5e-5;
+  const double h = c.lx / n;
+  const int steps = static_cast<int>(std::ceil(T / (0.25 * sim::viscous_dt_limit(nu, h, h))));
+  c.dt = T / steps;
+  auto s = simtest::make_sim(c);
+  for (int k = 0; k < steps; ++k) s->step();
+  const sim::SimState st = s->download();
+  const sim::Grid& g = st.grid;
+  const double decay = std::exp(-2.0 * nu * s->time());
+  double err = 0;
+  for (int j = 0; j < g.ny; ++j)
+    for (int i = 0; i < g.nx; ++i) {
+      const double x = i * c.dx(), y = (j + 0.5) * c.dy();
+      err = std::max(err, std::abs(st.u[g.idx(i, j)] - std::sin(x) * std::cos(y) * decay));
+      const double xv = (i + 0.5) * c.dx(), yv = j * c.dy();
+      err = std::max(err, std::abs(st.v[g.idx(i, j)] + std::cos(xv) * std::sin(yv) * decay));
+    }
+  return err;
+}
+
+}  // namespace
+
+TEST_CASE("fluid: Taylor-Green vortex within 1% after one viscous decay time at 64x64") {
+  const double nu = 0.05;
+  const double T = 1.0 / (2.0 * nu);  // e-folding time of the amplitude
+  const double err = tg_error(64, T, nu);
+  MESSAGE("64x64 max error / U = " << err);
+  CHECK(err < 0.01);
+}
+
+TEST_CASE("fluid: Taylor-Green converges at second order across 32, 64, 128") {
+  const double nu = 0.05, T = 1.0;
+  const double e32 = tg_error(32, T, nu), e64 = tg_error(64, T, nu), e128 = tg_error(128, T, nu);
+  const double p1 = std::log2(e32 / e64), p2 = std::log2(e64 / e128);
+  MESSAGE("errors " << e32 << " " << e64 << " " << e128 << ", orders " << p1 << " " << p2);
+  CHECK(p1 >= 1.8);
+  CHECK(p2 >= 1.8);
+}
