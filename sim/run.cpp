@@ -3,22 +3,91 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
 #include <iostream>
+#include <optional>
 #include <stdexcept>
+#include <system_error>
 
+#include "io/restart.hpp"
+#include "io/snapshot_files.hpp"
+#include "io/snapshot_series.hpp"
+#include "io/snapshot_thread.hpp"
 #include "sim/report.hpp"
 #include "sim/simulation.hpp"
 
 namespace sim {
+namespace {
 
-int run_simulation(const Config& cfg, const RunOptions& opts, std::ostream& out, std::ostream& err) {
-  using Clock = std::chrono::steady_clock;
-  SimState state = make_initial_state(cfg);
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+bool same_directory(const std::string& file, const std::string& dir) {
+  std::error_code ec;
+  const std::filesystem::path parent = std::filesystem::absolute(file, ec).parent_path();
+  return !ec && std::filesystem::equivalent(parent, dir, ec) && !ec;
+}
+
+// Snapshots of one run: the series index, the writer thread, and the
+// main-thread time they cost (download and waits).
+class RunOutput {
+ public:
+  RunOutput(const Config& cfg, const SimState& start, const RunOptions& opts, const Backend& backend,
+            const std::string& solver) {
+    SnapshotSeries series(cfg.output);
+    // Restarting inside the output directory continues its series in sim.xdmf.
+    if (!opts.restart.empty() && same_directory(opts.restart, cfg.output))
+      series.adopt_existing(start.step, start.grid.nx, start.grid.ny);
+    const std::string strategies = backend.name() + " | " + backend.strategies() + " | pressure solver " + solver;
+    writer_.emplace(make_snapshot_meta(cfg, strategies), std::move(series));
+    every_ = cfg.snapshot_every;
+    if (!opts.restart.empty()) last_written_ = start.step;  // the restart file itself
+  }
+
+  void after_step(Simulation& sim) {
+    if (every_ > 0 && sim.step_index() % every_ == 0) write(sim);
+  }
+
+  // The final state, unless it is already on disk; then waits for the writer.
+  void finish(Simulation& sim) {
+    if (last_written_ != sim.step_index()) write(sim);
+    const auto t0 = Clock::now();
+    writer_->finish();
+    main_ms_ += ms_since(t0);
+  }
+
+  double main_thread_ms() const { return main_ms_; }
+  SnapshotTiming timing() const { return writer_->timing(); }
+
+ private:
+  void write(Simulation& sim) {
+    const auto t0 = Clock::now();
+    writer_->submit(sim.download());
+    main_ms_ += ms_since(t0);
+    last_written_ = sim.step_index();
+  }
+
+  std::optional<SnapshotThread> writer_;
+  int64_t every_ = 0;
+  int64_t last_written_ = -1;
+  double main_ms_ = 0;
+};
+
+int run(const Config& cfg, const RunOptions& opts, std::ostream& out) {
+  // Before any work: a run that cannot write its results should not start.
+  prepare_output_dir(cfg.output);
+  SimState state = opts.restart.empty() ? make_initial_state(cfg) : load_restart(cfg, opts.restart);
+  if (!opts.restart.empty() && !opts.quiet)
+    out << "restart: step " << state.step << ", t = " << state.time << " s from " << opts.restart << "\n";
   std::string notice;
   std::unique_ptr<Backend> backend = make_backend(cfg, state.grid, &notice);
   if (!notice.empty() && !opts.quiet) out << notice << "\n";
   if (!opts.quiet) out << "backend: " << backend->name() << "\n";
   Simulation sim(cfg, std::move(backend), state);
+  RunOutput output(cfg, state, opts, sim.backend(), sim.pressure_solver_name());
+  state = SimState{};
 
   const bool progress = !opts.quiet && &out == &std::cout && isatty(STDOUT_FILENO);
   const int64_t first = sim.step_index();
@@ -27,6 +96,7 @@ int run_simulation(const Config& cfg, const RunOptions& opts, std::ostream& out,
   auto last_print = t0;
   while (sim.step_index() < last && !sim.stop_requested()) {
     sim.step();
+    output.after_step(sim);
     if (progress) {
       const auto now = Clock::now();
       if (now - last_print > std::chrono::milliseconds(200) || sim.step_index() == last) {
@@ -40,6 +110,7 @@ int run_simulation(const Config& cfg, const RunOptions& opts, std::ostream& out,
     }
   }
   if (progress) out << "\n";
+  output.finish(sim);
   const double wall = std::chrono::duration<double>(Clock::now() - t0).count();
 
   RunSummary s;
@@ -51,14 +122,26 @@ int run_simulation(const Config& cfg, const RunOptions& opts, std::ostream& out,
   s.sim_time = sim.time();
   s.wall_s = wall;
   s.phase_ms = sim.backend().timer().totals_ms();
+  s.phase_ms[static_cast<int>(Phase::output)] += output.main_thread_ms();
+  s.output_hidden_ms = output.timing().hidden_ms();
   s.pressure_iterations_mean = s.steps > 0 ? double(sim.pressure_iterations_total()) / s.steps : 0.0;
   s.last_pressure = sim.last_pressure();
   s.tolerance = cfg.tolerance;
   s.diag = sim.diagnostics();
   s.h = std::min(cfg.dx(), cfg.dy());
   if (!opts.quiet) print_summary(out, s);
-  (void)err;
   return 0;
+}
+
+}  // namespace
+
+int run_simulation(const Config& cfg, const RunOptions& opts, std::ostream& out, std::ostream& err) {
+  try {
+    return run(cfg, opts, out);
+  } catch (const std::exception& e) {
+    err << "sim: error: " << e.what() << "\n";
+    return 1;
+  }
 }
 
 }  // namespace sim

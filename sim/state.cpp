@@ -71,6 +71,11 @@ SimState make_initial_state(const Config& cfg) {
   // that lands in an obstacle is redrawn on later streams.
   const int64_t cap = cfg.particle_capacity();
   s.particles.resize(static_cast<size_t>(cap));
+  // Slot invariant: slot r always holds an id congruent to r modulo the
+  // capacity, alive or not; an injected id k replaces the particle of its
+  // residue class. Files store only ids, so any permutation of the slots
+  // (a GPU sort by cell) can be undone.
+  for (size_t r = 0; r < s.particles.size(); ++r) s.particles.id[r] = static_cast<uint32_t>(r);
   uint64_t id = 0;
   for (const ParticleRegion& r : cfg.regions) {
     for (int64_t n = 0; n < r.count; ++n, ++id) {

@@ -1,0 +1,160 @@
+// Memory-access policies of the grid stencils. A stencil kernel is written
+// once against Neighbourhood<Access, fields>::at(field, di, dj), the value of
+// an input field at (i + di, j + dj) with |di|, |dj| <= 1, and Access::load
+// for values read only at the point itself:
+//   NaiveAccess   plain loads through ordinary pointers;
+//   LdgAccess     const __restrict__ pointers read through __ldg (read-only cache);
+//   SharedAccess  the block's tile plus a one-cell halo staged in shared
+//                 memory (rows padded by tile_pitch against bank conflicts),
+//                 neighbours read from there.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <type_traits>
+
+#include "cuda/constants.cuh"
+#include "cuda/kernels.hpp"
+
+namespace sim::cuda {
+
+// The points a launch covers: i in [i0, i0 + ni), j in [j0, j0 + nj); i0, j0 >= 0.
+struct Region {
+  int i0, j0, ni, nj;
+};
+
+struct Point {
+  int i, j;
+  bool valid;
+};
+
+__device__ __forceinline__ Point thread_point(const Region& r) {
+  const int i = r.i0 + static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  const int j = r.j0 + static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
+  return {i, j, i < r.i0 + r.ni && j < r.j0 + r.nj};
+}
+
+struct NaiveAccess {
+  using In = const real*;
+  static constexpr bool kTiled = false;
+  __device__ __forceinline__ static real load(In p, int idx) { return p[idx]; }
+};
+
+struct LdgAccess {
+  using In = const real* __restrict__;
+  static constexpr bool kTiled = false;
+  __device__ __forceinline__ static real load(In p, int idx) { return __ldg(p + idx); }
+};
+
+struct SharedAccess {
+  using In = const real* __restrict__;
+  static constexpr bool kTiled = true;
+  __device__ __forceinline__ static real load(In p, int idx) { return __ldg(p + idx); }
+};
+
+template <class A, int NF, bool kTiled = A::kTiled>
+class Neighbourhood;
+
+// Straight from global memory, through the policy's load.
+template <class A, int NF>
+class Neighbourhood<A, NF, false> {
+ public:
+  __device__ __forceinline__ Neighbourhood(const typename A::In* fields, int c, const Region&, const Constants& k)
+      : c_(c), pitch_(k.pitch) {
+#pragma unroll
+    for (int q = 0; q < NF; ++q) f_[q] = fields[q];
+  }
+  __device__ __forceinline__ real at(int q, int di, int dj) const { return A::load(f_[q], c_ + di + dj * pitch_); }
+
+ private:
+  typename A::In f_[NF];
+  int c_, pitch_;
+};
+
+// From a shared tile of (blockDim.x + 2) x (blockDim.y + 2) values per field.
+// Every thread of the block takes part in the load, so kernels must not
+// return before constructing it.
+template <class A, int NF>
+class Neighbourhood<A, NF, true> {
+ public:
+  __device__ __forceinline__ Neighbourhood(const typename A::In* fields, int, const Region& r, const Constants& k) {
+    extern __shared__ real tile[];
+    const int bx = static_cast<int>(blockDim.x), by = static_cast<int>(blockDim.y);
+    const int w = bx + 2, h = by + 2;
+    tp_ = tile_pitch(bx);
+    plane_ = tp_ * h;
+    // tile (0, 0) is point (i0 - 1, j0 - 1) of the block; its array index (i + 1) + (j + 1) pitch
+    const int gi0 = r.i0 + static_cast<int>(blockIdx.x) * bx - 1;
+    const int gj0 = r.j0 + static_cast<int>(blockIdx.y) * by - 1;
+#pragma unroll
+    for (int q = 0; q < NF; ++q)
+      for (int tj = static_cast<int>(threadIdx.y); tj < h; tj += by)
+        for (int ti = static_cast<int>(threadIdx.x); ti < w; ti += bx) {
+          const int gi = gi0 + ti, gj = gj0 + tj;
+          const bool in_array = gi <= k.pitch - 2 && gj <= k.rows - 2;
+          tile[q * plane_ + tj * tp_ + ti] = in_array ? A::load(fields[q], (gi + 1) + (gj + 1) * k.pitch) : real(0);
+        }
+    __syncthreads();
+    base_ = (static_cast<int>(threadIdx.y) + 1) * tp_ + static_cast<int>(threadIdx.x) + 1;
+  }
+  __device__ __forceinline__ real at(int q, int di, int dj) const {
+    extern __shared__ real tile[];
+    return tile[q * plane_ + base_ + di + dj * tp_];
+  }
+
+ private:
+  int tp_, plane_, base_;
+};
+
+// Sum over the block, valid in thread (0, 0). Deterministic: a fixed
+// shuffle tree per warp, then the warps in order. Blocks hold whole warps.
+__device__ __forceinline__ double block_sum(double v) {
+  __shared__ double warp_sums[32];
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
+  const int tid = static_cast<int>(threadIdx.y * blockDim.x + threadIdx.x);
+  const int warps = static_cast<int>(blockDim.x * blockDim.y) >> 5;
+  if ((tid & 31) == 0) warp_sums[tid >> 5] = v;
+  __syncthreads();
+  double s = 0;
+  if (tid < 32) {
+    s = tid < warps ? warp_sums[tid] : 0.0;
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) s += __shfl_down_sync(0xffffffffu, s, o);
+  }
+  return s;
+}
+
+__device__ __forceinline__ int block_index() { return static_cast<int>(blockIdx.y * gridDim.x + blockIdx.x); }
+
+inline Region face_region(const Exec& e) { return {0, 0, e.nx + 1, e.ny + 1}; }
+inline Region cell_region(const Exec& e) { return {0, 0, e.nx, e.ny}; }
+inline dim3 block_dim(const StencilOpts& o) { return dim3(o.block_x, o.block_y); }
+inline dim3 grid_dim(const Region& r, const StencilOpts& o) {
+  return dim3((r.ni + o.block_x - 1) / o.block_x, (r.nj + o.block_y - 1) / o.block_y);
+}
+template <class A>
+size_t tile_bytes(int fields, const StencilOpts& o) {
+  return A::kTiled ? shared_tile_bytes(fields, o.block_x, o.block_y) : 0;
+}
+
+namespace {
+
+// Calls body(access, constants_policy, has_solids) with the instantiation
+// the run asked for: the one run-time switch of every stencil launch.
+template <class Body>
+void with_stencil(const Exec& e, const StencilOpts& o, Body&& body) {
+  auto pick = [&](auto access) {
+    with_constants(e.constants, e.k_dev, [&](auto kp) {
+      if (o.solids) body(access, kp, std::true_type{});
+      else body(access, kp, std::false_type{});
+    });
+  };
+  switch (o.variant) {
+    case Stencil::naive: pick(NaiveAccess{}); break;
+    case Stencil::ldg: pick(LdgAccess{}); break;
+    case Stencil::shared: pick(SharedAccess{}); break;
+  }
+}
+
+}  // namespace
+}  // namespace sim::cuda

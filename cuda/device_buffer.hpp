@@ -1,0 +1,106 @@
+// Owners of device and pinned host memory. Nothing else in the backend
+// calls cudaMalloc/cudaFree: a failed allocation reports the bytes asked
+// for and the bytes free, and memory is released on every exit path.
+#pragma once
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <string>
+#include <utility>
+
+#include "cuda/check.hpp"
+
+namespace sim::cuda {
+
+// "1.50 GiB (1610612736 bytes)": what the out-of-memory messages print.
+std::string format_bytes(size_t bytes);
+
+// Throws when cudaMalloc failed for lack of memory: "... needs N bytes, M bytes free".
+[[noreturn]] void throw_out_of_memory(size_t bytes, const char* what);
+
+template <class T>
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  explicit DeviceBuffer(size_t n, const char* what = "device buffer") { allocate(n, what); }
+  ~DeviceBuffer() { release(); }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  DeviceBuffer(DeviceBuffer&& o) noexcept : p_(std::exchange(o.p_, nullptr)), n_(std::exchange(o.n_, 0)) {}
+  DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
+    if (this != &o) {
+      release();
+      p_ = std::exchange(o.p_, nullptr);
+      n_ = std::exchange(o.n_, 0);
+    }
+    return *this;
+  }
+
+  void allocate(size_t n, const char* what = "device buffer") {
+    release();
+    if (n == 0) return;
+    void* p = nullptr;
+    const cudaError_t err = cudaMalloc(&p, n * sizeof(T));
+    if (err == cudaErrorMemoryAllocation) {
+      (void)cudaGetLastError();  // not sticky: clear it before reporting
+      throw_out_of_memory(n * sizeof(T), what);
+    }
+    check_cuda(err, "cudaMalloc", __FILE__, __LINE__);
+    p_ = static_cast<T*>(p);
+    n_ = n;
+  }
+  // Keeps the contents when already large enough (CUB temporary storage).
+  void reserve(size_t n, const char* what = "workspace") {
+    if (n > n_) allocate(n, what);
+  }
+
+  T* data() { return p_; }
+  const T* data() const { return p_; }
+  size_t size() const { return n_; }
+  size_t bytes() const { return n_ * sizeof(T); }
+
+  void upload(const T* src, size_t n, cudaStream_t s) {
+    SIM_CUDA_CHECK(cudaMemcpyAsync(p_, src, n * sizeof(T), cudaMemcpyHostToDevice, s));
+  }
+  void download(T* dst, size_t n, cudaStream_t s) const {
+    SIM_CUDA_CHECK(cudaMemcpyAsync(dst, p_, n * sizeof(T), cudaMemcpyDeviceToHost, s));
+  }
+  void zero(cudaStream_t s) {
+    if (n_ > 0) SIM_CUDA_CHECK(cudaMemsetAsync(p_, 0, n_ * sizeof(T), s));
+  }
+
+ private:
+  void release() noexcept {
+    if (p_ != nullptr) (void)cudaFree(p_);  // no throw from a destructor path
+    p_ = nullptr;
+    n_ = 0;
+  }
+  T* p_ = nullptr;
+  size_t n_ = 0;
+};
+
+// Page-locked host memory: the target of the scalar read-backs in the step loop.
+template <class T>
+class PinnedBuffer {
+ public:
+  explicit PinnedBuffer(size_t n) {
+    void* p = nullptr;
+    SIM_CUDA_CHECK(cudaMallocHost(&p, n * sizeof(T)));
+    p_ = static_cast<T*>(p);
+    n_ = n;
+  }
+  ~PinnedBuffer() {
+    if (p_ != nullptr) (void)cudaFreeHost(p_);
+  }
+  PinnedBuffer(const PinnedBuffer&) = delete;
+  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
+  T* data() { return p_; }
+  T& operator[](size_t i) { return p_[i]; }
+  size_t size() const { return n_; }
+
+ private:
+  T* p_ = nullptr;
+  size_t n_ = 0;
+};
+
+}  // namespace sim::cuda

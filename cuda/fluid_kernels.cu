@@ -1,0 +1,161 @@
+// Fluid stencils on the MAC faces: RK2 advection stages, explicit diffusion
+// with the deposited force, the pressure-gradient projection, and the
+// velocity halo. Each kernel is written once over a memory-access policy
+// (cuda/access.cuh) and calls the same physics functions as CpuBackend, in
+// the same order per face.
+#include "cuda/access.cuh"
+#include "cuda/faces.cuh"
+#include "sim/fluid_physics.hpp"
+#include "sim/halo.hpp"
+
+namespace sim::cuda {
+namespace {
+
+// A face touching a solid cell carries no flow. Without obstacles no mask is read.
+template <class A, bool kSolids>
+__device__ __forceinline__ bool solid_u(typename A::In open, int c) {
+  if constexpr (!kSolids) return false;
+  else return A::load(open, c - 1) == real(0) || A::load(open, c) == real(0);
+}
+template <class A, bool kSolids>
+__device__ __forceinline__ bool solid_v(typename A::In open, int c, int pitch) {
+  if constexpr (!kSolids) return false;
+  else return A::load(open, c - pitch) == real(0) || A::load(open, c) == real(0);
+}
+
+enum { kU = 0, kV = 1 };
+
+// out = base + h A(in), A the conservative central advection of
+// advect_u_point / advect_v_point; fields 0 = u_in, 1 = v_in.
+template <class A, class KP, bool kSolids>
+__global__ void advect_kernel(KP kp, Region r, typename A::In ui, typename A::In vi, typename A::In ub,
+                              typename A::In vb, typename A::In open, real* __restrict__ uo, real* __restrict__ vo,
+                              real h) {
+  const Constants& k = kp.get();
+  const Point pt = thread_point(r);
+  const int c = at(k, pt.i, pt.j);
+  const typename A::In f[2] = {ui, vi};
+  const Neighbourhood<A, 2> n(f, c, r, k);
+  if (!pt.valid) return;
+  if (active_u(pt.i, pt.j, k))
+    uo[c] = solid_u<A, kSolids>(open, c)
+                ? real(0)
+                : A::load(ub, c) + h * advect_u_point(n.at(kU, 0, 0), n.at(kU, -1, 0), n.at(kU, 1, 0), n.at(kU, 0, -1),
+                                                      n.at(kU, 0, 1), n.at(kV, -1, 0), n.at(kV, 0, 0), n.at(kV, -1, 1),
+                                                      n.at(kV, 0, 1), k);
+  if (active_v(pt.i, pt.j, k))
+    vo[c] = solid_v<A, kSolids>(open, c, k.pitch)
+                ? real(0)
+                : A::load(vb, c) + h * advect_v_point(n.at(kV, 0, 0), n.at(kV, -1, 0), n.at(kV, 1, 0), n.at(kV, 0, -1),
+                                                      n.at(kV, 0, 1), n.at(kU, 0, -1), n.at(kU, 1, -1), n.at(kU, 0, 0),
+                                                      n.at(kU, 1, 0), k);
+}
+
+// u = u* + dt (nu lap u* + f); f (the deposited drag reaction) is consumed:
+// zeroed here so the next deposit starts from 0.
+template <class A, class KP, bool kSolids>
+__global__ void diffuse_kernel(KP kp, Region r, typename A::In us, typename A::In vs, real* __restrict__ fu,
+                               real* __restrict__ fv, typename A::In open, real* __restrict__ u,
+                               real* __restrict__ v) {
+  const Constants& k = kp.get();
+  const Point pt = thread_point(r);
+  const int c = at(k, pt.i, pt.j);
+  const typename A::In f[2] = {us, vs};
+  const Neighbourhood<A, 2> n(f, c, r, k);
+  if (!pt.valid) return;
+  if (active_u(pt.i, pt.j, k))
+    u[c] = solid_u<A, kSolids>(open, c) ? real(0)
+                                         : diffuse_point(n.at(kU, 0, 0), n.at(kU, -1, 0), n.at(kU, 1, 0),
+                                                         n.at(kU, 0, -1), n.at(kU, 0, 1), fu[c], k);
+  if (active_v(pt.i, pt.j, k))
+    v[c] = solid_v<A, kSolids>(open, c, k.pitch) ? real(0)
+                                                  : diffuse_point(n.at(kV, 0, 0), n.at(kV, -1, 0), n.at(kV, 1, 0),
+                                                                  n.at(kV, 0, -1), n.at(kV, 0, 1), fv[c], k);
+  // deposits land on active faces only, all inside this region
+  if (k.two_way) {
+    fu[c] = real(0);
+    fv[c] = real(0);
+  }
+}
+
+// u = u** - dt dphi/dx across the face, v likewise in y; field 0 = phi.
+template <class A, class KP, bool kSolids>
+__global__ void project_kernel(KP kp, Region r, typename A::In phi, typename A::In open, real* __restrict__ u,
+                               real* __restrict__ v) {
+  const Constants& k = kp.get();
+  const Point pt = thread_point(r);
+  const int c = at(k, pt.i, pt.j);
+  const typename A::In f[1] = {phi};
+  const Neighbourhood<A, 1> n(f, c, r, k);
+  if (!pt.valid) return;
+  if (active_u(pt.i, pt.j, k))
+    u[c] = solid_u<A, kSolids>(open, c) ? real(0) : project_point(u[c], n.at(0, -1, 0), n.at(0, 0, 0), k.inv_dx, k);
+  if (active_v(pt.i, pt.j, k))
+    v[c] = solid_v<A, kSolids>(open, c, k.pitch) ? real(0)
+                                                  : project_point(v[c], n.at(0, 0, -1), n.at(0, 0, 0), k.inv_dy, k);
+}
+
+// x sides row by row (j in [0, ny]), then y sides column by column
+// (i in [-1, nx + 1]): two launches, as corners take the y-side values.
+template <class KP>
+__global__ void velocity_halo_x_kernel(KP kp, real* u, real* v) {
+  const Constants& k = kp.get();
+  const int j = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  if (j <= k.ny) halo_velocity_x(u, v, j, k);
+}
+template <class KP>
+__global__ void velocity_halo_y_kernel(KP kp, real* u, real* v) {
+  const Constants& k = kp.get();
+  const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x) - 1;
+  if (i <= k.nx + 1) halo_velocity_y(u, v, i, k);
+}
+
+constexpr int kLineBlock = 128;
+
+}  // namespace
+
+void upload_fluid_constants(const Constants& c, cudaStream_t s) { upload_unit_constants(c, s); }
+
+void advect_stage(const Exec& e, const StencilOpts& o, const real* ui, const real* vi, const real* ub,
+                  const real* vb, const real* open, real* uo, real* vo, real h) {
+  const Region r = face_region(e);
+  with_stencil(e, o, [&](auto a, auto kp, auto solids) {
+    using A = decltype(a);
+    advect_kernel<A, decltype(kp), decltype(solids)::value>
+        <<<grid_dim(r, o), block_dim(o), tile_bytes<A>(2, o), e.stream>>>(kp, r, ui, vi, ub, vb, open, uo, vo, h);
+    SIM_CUDA_CHECK_LAUNCH("advect_kernel");
+  });
+}
+
+void diffuse(const Exec& e, const StencilOpts& o, const real* us, const real* vs, real* fu, real* fv,
+             const real* open, real* u, real* v) {
+  const Region r = face_region(e);
+  with_stencil(e, o, [&](auto a, auto kp, auto solids) {
+    using A = decltype(a);
+    diffuse_kernel<A, decltype(kp), decltype(solids)::value>
+        <<<grid_dim(r, o), block_dim(o), tile_bytes<A>(2, o), e.stream>>>(kp, r, us, vs, fu, fv, open, u, v);
+    SIM_CUDA_CHECK_LAUNCH("diffuse_kernel");
+  });
+}
+
+void project(const Exec& e, const StencilOpts& o, const real* phi, const real* open, real* u, real* v) {
+  const Region r = face_region(e);
+  with_stencil(e, o, [&](auto a, auto kp, auto solids) {
+    using A = decltype(a);
+    project_kernel<A, decltype(kp), decltype(solids)::value>
+        <<<grid_dim(r, o), block_dim(o), tile_bytes<A>(1, o), e.stream>>>(kp, r, phi, open, u, v);
+    SIM_CUDA_CHECK_LAUNCH("project_kernel");
+  });
+}
+
+void fill_velocity_halo(const Exec& e, real* u, real* v) {
+  with_constants(e.constants, e.k_dev, [&](auto kp) {
+    const int rows = e.ny + 1, cols = e.nx + 3;
+    velocity_halo_x_kernel<<<(rows + kLineBlock - 1) / kLineBlock, kLineBlock, 0, e.stream>>>(kp, u, v);
+    SIM_CUDA_CHECK_LAUNCH("velocity_halo_x_kernel");
+    velocity_halo_y_kernel<<<(cols + kLineBlock - 1) / kLineBlock, kLineBlock, 0, e.stream>>>(kp, u, v);
+    SIM_CUDA_CHECK_LAUNCH("velocity_halo_y_kernel");
+  });
+}
+
+}  // namespace sim::cuda

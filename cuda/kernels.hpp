@@ -1,0 +1,198 @@
+// Host-callable launchers of every kernel of the CUDA backend, one per
+// physics phase, plus the bytes each moves at minimum. Plain C++ (no CUDA
+// syntax), so the backend, the tests and a benchmark can call them.
+//
+// Grid arrays are the MAC arrays of sim/grid.hpp (pitch floats per row,
+// one-cell halo). Every launcher enqueues on Exec::stream and returns
+// without synchronising.
+#pragma once
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "cuda/device_buffer.hpp"
+#include "sim/constants.hpp"
+#include "sim/injection.hpp"
+#include "sim/particles.hpp"
+#include "sim/strategies.hpp"
+
+namespace sim::cuda {
+
+// How every launch runs: the stream and where the constants are read from.
+struct Exec {
+  cudaStream_t stream = nullptr;
+  ConstantsIn constants = ConstantsIn::constant;
+  const Constants* k_dev = nullptr;  // the device copy, read when constants == global
+  int nx = 0, ny = 0;                // host copies of the grid size, for launch geometry
+};
+
+// The memory-access variant of a grid stencil and its thread block.
+struct StencilOpts {
+  Stencil variant = Stencil::ldg;
+  int block_x = 32, block_y = 8;
+  bool solids = false;  // Constants::has_solids: false reads no mask at all
+};
+
+// Defaults when the config leaves gpu.block_x/y at 0: 32 wide for full
+// 128-byte rows per warp; the shared tile is taller so its two halo rows
+// cost a smaller fraction of the loads (34x18 loads for 32x16 points).
+int default_block_x(Stencil s);
+int default_block_y(Stencil s);
+StencilOpts make_stencil_opts(Stencil s, int block_x, int block_y, bool solids);  // 0 = default; validates
+
+// Shared tile row pitch in floats for a block bx wide, padded so the rows a
+// warp touches fall in distinct banks: a warp covering 32 / bx rows of a
+// narrow block needs rows offset by bx banks (pitch = bx + 32); a block of
+// whole warps per row only needs the halo (bx + 2); any other width takes
+// an odd pitch.
+SIM_HD int tile_pitch(int bx) {
+  if (bx % 32 == 0) return bx + 2;
+  if (32 % bx == 0) return bx + 32;
+  return (bx + 2) | 1;
+}
+// Dynamic shared memory of a `fields`-tile stencil launch.
+size_t shared_tile_bytes(int fields, int bx, int by);
+
+// Blocks of a launch over the nx x ny cells: the number of partial sums
+// compute_rhs and residual write.
+int cell_blocks(const Exec& e, const StencilOpts& o);
+
+// --- constants: one __constant__ block per translation unit ------------
+void upload_fluid_constants(const Constants& c, cudaStream_t s);
+void upload_pressure_constants(const Constants& c, cudaStream_t s);
+void upload_particle_constants(const Constants& c, cudaStream_t s);
+void upload_reduction_constants(const Constants& c, cudaStream_t s);
+
+// --- fluid (cuda/fluid_kernels.cu) -------------------------------------
+// out = base + h A(in) on active faces, 0 on solid faces (both RK2 stages).
+void advect_stage(const Exec& e, const StencilOpts& o, const real* ui, const real* vi, const real* ub,
+                  const real* vb, const real* open, real* uo, real* vo, real h);
+// u = u* + dt (nu lap u* + f) on active faces; f is zeroed after use.
+void diffuse(const Exec& e, const StencilOpts& o, const real* us, const real* vs, real* fu, real* fv,
+             const real* open, real* u, real* v);
+// u = u** - dt grad phi on active faces.
+void project(const Exec& e, const StencilOpts& o, const real* phi, const real* open, real* u, real* v);
+void fill_velocity_halo(const Exec& e, real* u, real* v);
+
+// --- pressure (cuda/pressure_kernels.cu) -------------------------------
+// rhs = div(u)/dt on fluid cells; partials[b] = sum of rhs^2 over block b (double).
+void compute_rhs(const Exec& e, const StencilOpts& o, const real* u, const real* v, const real* open, real* rhs,
+                 double* partials);
+void fill_pressure_halo(const Exec& e, real* phi);
+void jacobi_sweep(const Exec& e, const StencilOpts& o, const real* phi, const real* rhs, const real* open,
+                  real* out);
+void sor_sweep(const Exec& e, const StencilOpts& o, real* phi, const real* rhs, const real* open, int color);
+// partials[b] = sum of (rhs - lap phi)^2 over block b.
+void residual(const Exec& e, const StencilOpts& o, const real* phi, const real* rhs, const real* open,
+              double* partials);
+
+// --- particles (cuda/particle_kernels.cu) ------------------------------
+struct DeviceParticles {
+  Layout layout = Layout::soa;
+  ParticlesAoSView aos;
+  ParticlesSoAView soa;
+  int64_t size() const { return layout == Layout::aos ? aos.n : soa.n; }
+};
+
+// Device counters kept across steps (ParticleCounters).
+enum CounterIndex { kRemoved = 0, kRecycled = 1, kCounterCount = 2 };
+
+struct ParticleStepArgs {
+  Sampling sampling = Sampling::software;
+  const real* u = nullptr;  // software sampling
+  const real* v = nullptr;
+  cudaTextureObject_t tex_u = 0, tex_v = 0;  // texture sampling
+  bool two_way = false;
+  Deposit deposit = Deposit::sorted;
+  real* fu = nullptr;  // deposit=atomic: atomicAdd target
+  real* fv = nullptr;
+  uint32_t* pair_keys = nullptr;  // deposit=sorted: 8 (key, value) pairs per slot, at 8 (id % capacity)
+  real* pair_values = nullptr;
+  uint32_t capacity = 0;
+  unsigned long long* counters = nullptr;  // [kRemoved, kRecycled]
+};
+// Sample, drag, gravity, obstacles, walls; the drag reaction deposited or emitted.
+void step_particles(const Exec& e, const DeviceParticles& p, const ParticleStepArgs& a);
+// New ids [first_id, first_id + count): id k replaces the slot whose id % capacity == k % capacity.
+void inject_particles(const Exec& e, const DeviceParticles& p, uint64_t first_id, int64_t count, uint64_t seed,
+                      const InjectionC& inj, unsigned long long* counters);
+// keys[s] = cell index of slot s (nx * ny when dead), slots[s] = s.
+void particle_cell_keys(const Exec& e, const DeviceParticles& p, uint32_t* keys, uint32_t* slots);
+// Fluid velocity at n points, by the given sampling path (tests and benchmarks).
+void sample_fluid_velocity(const Exec& e, Sampling sampling, const real* u, const real* v, cudaTextureObject_t tex_u,
+                           cudaTextureObject_t tex_v, const real* x, const real* y, int n, real* ufx, real* ufy);
+
+// --- particle order (cuda/particle_sort.cu) ----------------------------
+// Stable radix sort of (key, value) pairs over the low end_bit bits, in
+// place through the alternate buffers; returns true when the result ended
+// in the alternate buffers.
+bool radix_sort_pairs(cudaStream_t s, uint32_t* keys, uint32_t* keys_alt, uint32_t* values, uint32_t* values_alt,
+                      int n, int end_bit, void* workspace, size_t workspace_bytes);
+bool radix_sort_pairs(cudaStream_t s, uint32_t* keys, uint32_t* keys_alt, real* values, real* values_alt, int n,
+                      int end_bit, void* workspace, size_t workspace_bytes);
+size_t radix_sort_workspace_bytes(int n, int end_bit);
+// dst[s] = src[perm[s]], every field.
+void gather_particles(cudaStream_t s, const DeviceParticles& src, const DeviceParticles& dst, const uint32_t* perm);
+// dst[id % capacity] = src[s]: the canonical slot order of the host state.
+void scatter_to_canonical(cudaStream_t s, const DeviceParticles& src, const DeviceParticles& dst);
+
+// --- two-way deposit, sorted (cuda/deposit.cu) -------------------------
+// Pairs sorted by face key (stable), reduced by key in a fixed order, and
+// the sums added to fu/fv: bitwise reproducible run to run.
+struct DepositBuffers {
+  uint32_t *keys, *keys_alt, *unique_keys;
+  real *values, *values_alt, *sums;
+  int* run_count;     // one int
+  uint32_t sentinel;  // key of "no face": deposit_key(grid size, 0)
+  void* workspace;
+  size_t workspace_bytes;
+};
+void deposit_sorted(cudaStream_t s, const DepositBuffers& b, int pairs, int end_bit, real* fu, real* fv);
+size_t deposit_workspace_bytes(int pairs, int end_bit);
+// Key of a face deposit: 2 * face + component (0 u, 1 v); `sentinel` = none.
+SIM_HD uint32_t deposit_key(int face, int component) { return 2u * static_cast<uint32_t>(face) + component; }
+
+// --- reductions (cuda/reductions.cu) -----------------------------------
+// CUB temporary storage grows on first use (a few KiB: reductions are single pass).
+struct ReduceScratch {
+  DeviceBuffer<unsigned char>* workspace = nullptr;
+  double* d_out = nullptr;  // >= 8 doubles of device memory
+  double* h_out = nullptr;  // >= 8 doubles of pinned host memory
+};
+// Sum of n doubles, read back (synchronises the stream).
+double sum_to_host(const Exec& e, const ReduceScratch& r, const double* values, int n);
+// max over faces (i, j) in [0, nx] x [0, ny] of |u|/dx + |v|/dy (synchronises).
+double max_velocity_rate(const Exec& e, const ReduceScratch& r, const real* u, const real* v);
+
+struct FluidSums {
+  double momentum[2];
+  double kinetic_energy;
+  double max_speed;
+  double max_div;
+};
+FluidSums fluid_sums(const Exec& e, const ReduceScratch& r, const real* u, const real* v, const real* open);
+struct ParticleSums {
+  double momentum[2];
+  double velocity[2];
+  double alive;
+};
+ParticleSums particle_sums(const Exec& e, const ReduceScratch& r, const DeviceParticles& p);
+
+// --- minimum device-memory traffic per launch, for bandwidth figures ----
+struct KernelBytes {
+  double read = 0, written = 0;
+  double total() const { return read + written; }
+};
+// Every array element touched once (what a perfect cache would give).
+KernelBytes jacobi_bytes(int nx, int ny, bool solids);    // phi, rhs, [open] -> out
+KernelBytes sor_bytes(int nx, int ny, bool solids);       // one colour: phi (all), rhs, [open] -> phi (half)
+KernelBytes residual_bytes(int nx, int ny, bool solids);  // phi, rhs, [open]
+KernelBytes rhs_bytes(int nx, int ny, bool solids);       // u, v, [open] -> rhs
+KernelBytes advect_bytes(int nx, int ny, bool solids);    // ui, vi, ub, vb, [open] -> uo, vo
+KernelBytes diffuse_bytes(int nx, int ny, bool solids);   // us, vs, fu, fv, [open] -> u, v, fu, fv
+KernelBytes project_bytes(int nx, int ny, bool solids);   // phi, u, v, [open] -> u, v
+// Per step of n particles: the fields read and written, plus 4 sampled values of u and v each.
+KernelBytes particle_step_bytes(int64_t n, Layout layout, bool two_way, Deposit deposit);
+
+}  // namespace sim::cuda

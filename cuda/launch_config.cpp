@@ -1,0 +1,85 @@
+// Launch shapes of the grid stencils and the byte counts the benchmark uses.
+#include <stdexcept>
+#include <string>
+
+#include "cuda/kernels.hpp"
+
+namespace sim::cuda {
+
+namespace {
+// The static per-block limit; a larger tile would need an opt-in attribute.
+constexpr size_t kMaxTileBytes = 48 * 1024;
+// Tiles of at most two fields (u and v, or phi and the mask).
+constexpr int kMaxTileFields = 2;
+}  // namespace
+
+int default_block_x(Stencil) { return 32; }
+int default_block_y(Stencil s) { return s == Stencil::shared ? 16 : 8; }
+
+size_t shared_tile_bytes(int fields, int bx, int by) {
+  return static_cast<size_t>(fields) * tile_pitch(bx) * (by + 2) * sizeof(real);
+}
+
+StencilOpts make_stencil_opts(Stencil s, int block_x, int block_y, bool solids) {
+  StencilOpts o;
+  o.variant = s;
+  o.block_x = block_x > 0 ? block_x : default_block_x(s);
+  o.block_y = block_y > 0 ? block_y : default_block_y(s);
+  o.solids = solids;
+  const std::string shape = std::to_string(o.block_x) + "x" + std::to_string(o.block_y);
+  const int threads = o.block_x * o.block_y;
+  if (threads > 1024) throw std::runtime_error("gpu.block_x * gpu.block_y: block " + shape + " has more than 1024 threads");
+  // block reductions work on whole warps
+  if (threads % 32 != 0)
+    throw std::runtime_error("gpu.block_x * gpu.block_y: block " + shape + " must hold a multiple of 32 threads");
+  if (s == Stencil::shared && shared_tile_bytes(kMaxTileFields, o.block_x, o.block_y) > kMaxTileBytes)
+    throw std::runtime_error("gpu.block_x/gpu.block_y: the shared tiles of a " + shape + " block need " +
+                             std::to_string(shared_tile_bytes(kMaxTileFields, o.block_x, o.block_y)) +
+                             " bytes, more than 48 KiB; use a wider, lower block");
+  return o;
+}
+
+int cell_blocks(const Exec& e, const StencilOpts& o) {
+  return ((e.nx + o.block_x - 1) / o.block_x) * ((e.ny + o.block_y - 1) / o.block_y);
+}
+
+namespace {
+constexpr double kF = sizeof(real);
+double cells(int nx, int ny) { return static_cast<double>(nx) * ny; }
+double faces(int nx, int ny) { return static_cast<double>(nx + 1) * (ny + 1); }
+}  // namespace
+
+KernelBytes jacobi_bytes(int nx, int ny, bool solids) {
+  return {cells(nx, ny) * kF * (solids ? 3 : 2), cells(nx, ny) * kF};
+}
+KernelBytes sor_bytes(int nx, int ny, bool solids) {
+  return {cells(nx, ny) * kF * (solids ? 2 : 1) + 0.5 * cells(nx, ny) * kF, 0.5 * cells(nx, ny) * kF};
+}
+KernelBytes residual_bytes(int nx, int ny, bool solids) { return {cells(nx, ny) * kF * (solids ? 3 : 2), 0}; }
+KernelBytes rhs_bytes(int nx, int ny, bool solids) {
+  return {cells(nx, ny) * kF * (solids ? 3 : 2), cells(nx, ny) * kF};
+}
+KernelBytes advect_bytes(int nx, int ny, bool solids) {
+  return {faces(nx, ny) * kF * (solids ? 5 : 4), faces(nx, ny) * kF * 2};
+}
+KernelBytes diffuse_bytes(int nx, int ny, bool solids) {
+  return {faces(nx, ny) * kF * (solids ? 5 : 4), faces(nx, ny) * kF * 4};
+}
+KernelBytes project_bytes(int nx, int ny, bool solids) {
+  return {faces(nx, ny) * kF * (solids ? 4 : 3), faces(nx, ny) * kF * 2};
+}
+
+KernelBytes particle_step_bytes(int64_t n, Layout layout, bool two_way, Deposit deposit) {
+  const double np = static_cast<double>(n);
+  // AoS moves whole 28-byte records; SoA reads x y vx vy d alive and writes x y vx vy alive.
+  KernelBytes b = layout == Layout::aos ? KernelBytes{np * sizeof(Particle), np * sizeof(Particle)}
+                                        : KernelBytes{np * 6 * kF, np * 5 * kF};
+  b.read += np * 8 * kF;  // 2 x 2 x 2 bilinear samples, when not served by a cache
+  if (two_way) {
+    if (deposit == Deposit::atomic) b.written += np * 8 * kF;       // 8 atomic adds
+    else b.written += np * 8 * (sizeof(uint32_t) + kF);            // 8 (key, value) pairs
+  }
+  return b;
+}
+
+}  // namespace sim::cuda

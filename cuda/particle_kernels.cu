@@ -1,0 +1,247 @@
+// Particle kernels: one thread per slot, templated on the particle view
+// (AoS or SoA), the fluid sampler (software bilinear or texture), the
+// constants policy and the deposit mode. The per-particle sequence is
+// CpuBackend::particles_impl's: sample, drag (+ reaction), obstacles, walls.
+#include "cuda/constants.cuh"
+#include "cuda/kernels.hpp"
+#include "sim/halo.hpp"
+#include "sim/particle_physics.hpp"
+
+namespace sim::cuda {
+namespace {
+
+// Bilinear interpolation of the staggered components from global memory:
+// stencil_u / stencil_v and bilinear, as on the CPU.
+struct SoftwareSampler {
+  const real* __restrict__ u;
+  const real* __restrict__ v;
+  __device__ __forceinline__ void operator()(real x, real y, const Constants& k, real& ufx, real& ufy) const {
+    const Stencil2 su = stencil_u(x, y, k), sv = stencil_v(x, y, k);
+    const int cu = at(k, su.i, su.j), cv = at(k, sv.i, sv.j), P = k.pitch;
+    ufx = bilinear(__ldg(u + cu), __ldg(u + cu + 1), __ldg(u + cu + P), __ldg(u + cu + 1 + P), su.wx, su.wy);
+    ufy = bilinear(__ldg(v + cv), __ldg(v + cv + 1), __ldg(v + cv + P), __ldg(v + cv + 1 + P), sv.wx, sv.wy);
+  }
+};
+
+// The texture unit's bilinear filter (weights in 9-bit fixed point). Texel
+// (a, b) holds face (a - 1, b - 1) (the halo) and is centred at
+// (a + 1/2, b + 1/2), so face coordinate f maps to texture coordinate
+// f + 3/2; u faces sit at f = (x/dx, y/dy - 1/2), v faces at (x/dx - 1/2, y/dy).
+struct TextureSampler {
+  cudaTextureObject_t u, v;
+  __device__ __forceinline__ void operator()(real x, real y, const Constants& k, real& ufx, real& ufy) const {
+    const real fx = x * k.inv_dx, fy = y * k.inv_dy;
+    ufx = tex2D<float>(u, fx + real(1.5), fy + real(1));
+    ufy = tex2D<float>(v, fx + real(1), fy + real(1.5));
+  }
+};
+
+enum class DepositMode { none, atomic, sorted };
+
+struct DepositTargets {
+  real* fu;
+  real* fv;
+  uint32_t* keys;
+  real* values;
+  uint32_t capacity;
+};
+
+// The 4 u faces and 4 v faces of a deposit at (x, y) with CpuBackend::deposit_at's
+// weights; emit(corner, u face or -1, wu ax, v face or -1, wv ay).
+template <class Emit>
+__device__ __forceinline__ void for_each_deposit_face(real x, real y, real ax, real ay, const Constants& k, Emit emit) {
+  const Stencil2 su = stencil_u(x, y, k), sv = stencil_v(x, y, k);
+#pragma unroll
+  for (int dj = 0; dj < 2; ++dj)
+#pragma unroll
+    for (int di = 0; di < 2; ++di) {
+      const real wu = (di ? su.wx : real(1) - su.wx) * (dj ? su.wy : real(1) - su.wy);
+      const real wv = (di ? sv.wx : real(1) - sv.wx) * (dj ? sv.wy : real(1) - sv.wy);
+      emit(2 * dj + di, deposit_face_u(su.i + di, su.j + dj, k), wu * ax, deposit_face_v(sv.i + di, sv.j + dj, k),
+           wv * ay);
+    }
+}
+
+template <class View, class Sampler, class KP, DepositMode kDeposit>
+__global__ void particle_step_kernel(KP kp, View p, Sampler sample, DepositTargets dep,
+                                     unsigned long long* __restrict__ counters) {
+  const Constants& k = kp.get();
+  const int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= p.size()) return;
+  real x0 = 0, y0 = 0, ax = 0, ay = 0;  // old position and drag reaction (an acceleration of one cell of fluid)
+  if (p.alive(i)) {
+    ParticleMotion s{p.x(i), p.y(i), p.vx(i), p.vy(i)};
+    const real d = p.d(i);
+    real ufx, ufy;
+    sample(s.x, s.y, k, ufx, ufy);
+    const ParticleMotion dragged = drag_step(s, d, ufx, ufy, k);
+    if constexpr (kDeposit != DepositMode::none) {
+      const real m_over = particle_mass(d, k) / (k.cell_mass * k.dt);
+      x0 = s.x;
+      y0 = s.y;
+      ax = -m_over * (dragged.vx - s.vx - k.g_eff_x * k.dt);
+      ay = -m_over * (dragged.vy - s.vy - k.g_eff_y * k.dt);
+    }
+    s = dragged;
+    const real rad = real(0.5) * d;
+    for (int o = 0; o < k.n_obstacles; ++o) apply_obstacle(s, rad, k.obstacles[o], k.restitution);
+    const bool inside = apply_domain_boundaries(s, rad, k);
+    p.x(i) = s.x;
+    p.y(i) = s.y;
+    p.vx(i) = s.vx;
+    p.vy(i) = s.vy;
+    if (!inside) {
+      p.alive(i) = 0;
+      atomicAdd(counters + kRemoved, 1ull);
+    }
+  }
+  const bool deposits = ax != real(0) || ay != real(0);
+  if constexpr (kDeposit == DepositMode::atomic) {
+    if (deposits)
+      for_each_deposit_face(x0, y0, ax, ay, k, [&](int, int fu, real a_u, int fv, real a_v) {
+        if (fu >= 0) atomicAdd(dep.fu + fu, a_u);
+        if (fv >= 0) atomicAdd(dep.fv + fv, a_v);
+      });
+  } else if constexpr (kDeposit == DepositMode::sorted) {
+    // Pairs at the canonical slot id % capacity: after a stable sort by face,
+    // each face's contributions are in CPU (slot) order whatever the permutation.
+    const uint32_t sentinel = deposit_key(k.pitch * k.rows, 0);
+    const size_t base = 8 * static_cast<size_t>(p.id(i) % dep.capacity);
+    if (deposits) {
+      for_each_deposit_face(x0, y0, ax, ay, k, [&](int q, int fu, real a_u, int fv, real a_v) {
+        dep.keys[base + 2 * q] = fu >= 0 ? deposit_key(fu, 0) : sentinel;
+        dep.values[base + 2 * q] = a_u;
+        dep.keys[base + 2 * q + 1] = fv >= 0 ? deposit_key(fv, 1) : sentinel;
+        dep.values[base + 2 * q + 1] = a_v;
+      });
+    } else {
+#pragma unroll
+      for (int q = 0; q < 8; ++q) {
+        dep.keys[base + q] = sentinel;
+        dep.values[base + q] = real(0);
+      }
+    }
+  }
+}
+
+// The slot whose id % capacity == r takes the last new id k == r (mod
+// capacity) in [first, first + count); each earlier one, and the old
+// particle if it was alive, counts as recycled (the CPU's sequential rule).
+template <class View>
+__global__ void inject_kernel(View p, uint64_t first, int64_t count, uint64_t seed, InjectionC inj,
+                              unsigned long long* __restrict__ counters) {
+  const int64_t s = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (s >= p.size()) return;
+  const uint64_t cap = static_cast<uint64_t>(p.size());
+  const uint64_t r = p.id(s) % cap;
+  const uint64_t off = (r + cap - first % cap) % cap;  // first k >= first with k % cap == r is first + off
+  if (off >= static_cast<uint64_t>(count)) return;
+  const uint64_t m = (static_cast<uint64_t>(count) - 1 - off) / cap + 1;  // ids of this residue
+  const uint64_t recycled = (p.alive(s) ? 1u : 0u) + (m - 1);
+  if (recycled > 0) atomicAdd(counters + kRecycled, static_cast<unsigned long long>(recycled));
+  const Particle np = injected_particle(seed, first + off + (m - 1) * cap, inj);
+  p.x(s) = np.x;
+  p.y(s) = np.y;
+  p.vx(s) = np.vx;
+  p.vy(s) = np.vy;
+  p.d(s) = np.d;
+  p.id(s) = np.id;
+  p.alive(s) = np.alive;
+}
+
+template <class View, class KP>
+__global__ void cell_key_kernel(KP kp, View p, uint32_t* __restrict__ keys, uint32_t* __restrict__ slots) {
+  const Constants& k = kp.get();
+  const int64_t s = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (s >= p.size()) return;
+  uint32_t key = static_cast<uint32_t>(k.nx) * static_cast<uint32_t>(k.ny);  // dead slots last
+  if (p.alive(s)) {
+    const int i = clampi(static_cast<int>(floorf(p.x(s) * k.inv_dx)), 0, k.nx - 1);
+    const int j = clampi(static_cast<int>(floorf(p.y(s) * k.inv_dy)), 0, k.ny - 1);
+    key = static_cast<uint32_t>(j) * static_cast<uint32_t>(k.nx) + static_cast<uint32_t>(i);
+  }
+  keys[s] = key;
+  slots[s] = static_cast<uint32_t>(s);
+}
+
+template <class Sampler, class KP>
+__global__ void sample_kernel(KP kp, Sampler sample, const real* __restrict__ x, const real* __restrict__ y, int n,
+                              real* __restrict__ ufx, real* __restrict__ ufy) {
+  const int q = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  if (q < n) sample(x[q], y[q], kp.get(), ufx[q], ufy[q]);
+}
+
+constexpr int kParticleBlock = 256;
+
+unsigned blocks_for(int64_t n) { return static_cast<unsigned>((n + kParticleBlock - 1) / kParticleBlock); }
+
+template <class Body>
+void with_view(const DeviceParticles& p, Body&& body) {
+  if (p.layout == Layout::aos) body(p.aos);
+  else body(p.soa);
+}
+
+template <class Body>
+void with_sampler(Sampling s, const real* u, const real* v, cudaTextureObject_t tu, cudaTextureObject_t tv,
+                  Body&& body) {
+  if (s == Sampling::texture) body(TextureSampler{tu, tv});
+  else body(SoftwareSampler{u, v});
+}
+
+template <DepositMode kMode, class View, class Sampler, class KP>
+void launch_step(const Exec& e, View view, Sampler smp, KP kp, const DepositTargets& dep,
+                 unsigned long long* counters) {
+  particle_step_kernel<View, Sampler, KP, kMode>
+      <<<blocks_for(view.size()), kParticleBlock, 0, e.stream>>>(kp, view, smp, dep, counters);
+  SIM_CUDA_CHECK_LAUNCH("particle_step_kernel");
+}
+
+}  // namespace
+
+void upload_particle_constants(const Constants& c, cudaStream_t s) { upload_unit_constants(c, s); }
+
+void step_particles(const Exec& e, const DeviceParticles& p, const ParticleStepArgs& a) {
+  if (p.size() == 0) return;
+  const DepositTargets dep{a.fu, a.fv, a.pair_keys, a.pair_values, a.capacity};
+  with_view(p, [&](auto view) {
+    with_sampler(a.sampling, a.u, a.v, a.tex_u, a.tex_v, [&](auto smp) {
+      with_constants(e.constants, e.k_dev, [&](auto kp) {
+        if (!a.two_way) launch_step<DepositMode::none>(e, view, smp, kp, dep, a.counters);
+        else if (a.deposit == Deposit::atomic) launch_step<DepositMode::atomic>(e, view, smp, kp, dep, a.counters);
+        else launch_step<DepositMode::sorted>(e, view, smp, kp, dep, a.counters);
+      });
+    });
+  });
+}
+
+void inject_particles(const Exec& e, const DeviceParticles& p, uint64_t first_id, int64_t count, uint64_t seed,
+                      const InjectionC& inj, unsigned long long* counters) {
+  if (count <= 0 || p.size() == 0) return;
+  with_view(p, [&](auto view) {
+    inject_kernel<<<blocks_for(view.size()), kParticleBlock, 0, e.stream>>>(view, first_id, count, seed, inj, counters);
+    SIM_CUDA_CHECK_LAUNCH("inject_kernel");
+  });
+}
+
+void particle_cell_keys(const Exec& e, const DeviceParticles& p, uint32_t* keys, uint32_t* slots) {
+  if (p.size() == 0) return;
+  with_view(p, [&](auto view) {
+    with_constants(e.constants, e.k_dev, [&](auto kp) {
+      cell_key_kernel<<<blocks_for(view.size()), kParticleBlock, 0, e.stream>>>(kp, view, keys, slots);
+      SIM_CUDA_CHECK_LAUNCH("cell_key_kernel");
+    });
+  });
+}
+
+void sample_fluid_velocity(const Exec& e, Sampling sampling, const real* u, const real* v, cudaTextureObject_t tex_u,
+                           cudaTextureObject_t tex_v, const real* x, const real* y, int n, real* ufx, real* ufy) {
+  if (n <= 0) return;
+  with_sampler(sampling, u, v, tex_u, tex_v, [&](auto smp) {
+    with_constants(e.constants, e.k_dev, [&](auto kp) {
+      sample_kernel<<<blocks_for(n), kParticleBlock, 0, e.stream>>>(kp, smp, x, y, n, ufx, ufy);
+      SIM_CUDA_CHECK_LAUNCH("sample_kernel");
+    });
+  });
+}
+
+}  // namespace sim::cuda

@@ -1,0 +1,186 @@
+// Pressure Poisson primitives on the cells: right-hand side, Jacobi and
+// red-black SOR sweeps, the residual, and the pressure halo. Each stencil is
+// written once over a memory-access policy (cuda/access.cuh) and calls the
+// physics of sim/fluid_physics.hpp exactly as CpuBackend does.
+#include "cuda/access.cuh"
+#include "sim/fluid_physics.hpp"
+#include "sim/halo.hpp"
+
+namespace sim::cuda {
+namespace {
+
+enum { kPhi = 0, kOpen = 1 };
+
+// 1 for fluid, 0 for solid, at the cell and its four neighbours; all 1
+// without obstacles (no mask read).
+struct OpenAround {
+  real self, w, e, s, n;
+};
+template <bool kSolids, class N>
+__device__ __forceinline__ OpenAround open_around(const N& nb) {
+  if constexpr (!kSolids) return {1, 1, 1, 1, 1};
+  else
+    return {nb.at(kOpen, 0, 0), nb.at(kOpen, -1, 0), nb.at(kOpen, 1, 0), nb.at(kOpen, 0, -1), nb.at(kOpen, 0, 1)};
+}
+
+// rhs = div(u) / dt on fluid cells, 0 in solids; block sum of rhs^2 in double.
+template <class A, class KP, bool kSolids>
+__global__ void rhs_kernel(KP kp, Region r, typename A::In u, typename A::In v, typename A::In open,
+                           real* __restrict__ rhs, double* __restrict__ partials) {
+  const Constants& k = kp.get();
+  const Point pt = thread_point(r);
+  const int c = at(k, pt.i, pt.j);
+  const typename A::In f[2] = {u, v};
+  const Neighbourhood<A, 2> n(f, c, r, k);
+  double acc = 0;
+  if (pt.valid) {
+    const real inv_dt = real(1) / k.dt;
+    const bool fluid = !kSolids || A::load(open, c) != real(0);
+    const real b = fluid ? divergence_point(n.at(0, 0, 0), n.at(0, 1, 0), n.at(1, 0, 0), n.at(1, 0, 1), k) * inv_dt
+                         : real(0);
+    rhs[c] = b;
+    acc = static_cast<double>(b) * b;
+  }
+  const double s = block_sum(acc);
+  if (threadIdx.x == 0 && threadIdx.y == 0) partials[block_index()] = s;
+}
+
+// phi_new = jacobi_point(neighbours of phi_old), out of place.
+template <class A, class KP, bool kSolids>
+__global__ void jacobi_kernel(KP kp, Region r, typename A::In phi, typename A::In rhs, typename A::In open,
+                              real* __restrict__ out) {
+  const Constants& k = kp.get();
+  const Point pt = thread_point(r);
+  const int c = at(k, pt.i, pt.j);
+  const typename A::In f[2] = {phi, open};
+  const Neighbourhood<A, kSolids ? 2 : 1> n(f, c, r, k);
+  if (!pt.valid) return;
+  const OpenAround o = open_around<kSolids>(n);
+  out[c] = o.self != real(0) ? jacobi_point(n.at(kPhi, -1, 0), n.at(kPhi, 1, 0), n.at(kPhi, 0, -1), n.at(kPhi, 0, 1),
+                                            A::load(rhs, c), o.w, o.e, o.s, o.n, k)
+                             : real(0);
+}
+
+// In place on the cells with (i + j) % 2 == color. Their neighbours are of
+// the other colour and not written by this launch, so reading them through
+// phi_nb (the same array) is race-free; the cell itself is read and written
+// through the plain pointer by its own thread only.
+template <class A, class KP, bool kSolids>
+__global__ void sor_kernel(KP kp, Region r, typename A::In phi_nb, typename A::In rhs, typename A::In open,
+                           real* phi, int color) {
+  const Constants& k = kp.get();
+  const Point pt = thread_point(r);
+  const int c = at(k, pt.i, pt.j);
+  const typename A::In f[2] = {phi_nb, open};
+  const Neighbourhood<A, kSolids ? 2 : 1> n(f, c, r, k);
+  if (!pt.valid || ((pt.i + pt.j) & 1) != color) return;
+  const OpenAround o = open_around<kSolids>(n);
+  phi[c] = o.self != real(0) ? sor_point(phi[c], n.at(kPhi, -1, 0), n.at(kPhi, 1, 0), n.at(kPhi, 0, -1),
+                                         n.at(kPhi, 0, 1), A::load(rhs, c), o.w, o.e, o.s, o.n, k)
+                             : real(0);
+}
+
+// Block sum of (rhs - lap phi)^2 over fluid cells, in double.
+template <class A, class KP, bool kSolids>
+__global__ void residual_kernel(KP kp, Region r, typename A::In phi, typename A::In rhs, typename A::In open,
+                                double* __restrict__ partials) {
+  const Constants& k = kp.get();
+  const Point pt = thread_point(r);
+  const int c = at(k, pt.i, pt.j);
+  const typename A::In f[2] = {phi, open};
+  const Neighbourhood<A, kSolids ? 2 : 1> n(f, c, r, k);
+  double acc = 0;
+  if (pt.valid) {
+    const OpenAround o = open_around<kSolids>(n);
+    if (o.self != real(0)) {
+      const double res = residual_point(n.at(kPhi, 0, 0), n.at(kPhi, -1, 0), n.at(kPhi, 1, 0), n.at(kPhi, 0, -1),
+                                        n.at(kPhi, 0, 1), A::load(rhs, c), o.w, o.e, o.s, o.n, k);
+      acc = res * res;
+    }
+  }
+  const double s = block_sum(acc);
+  if (threadIdx.x == 0 && threadIdx.y == 0) partials[block_index()] = s;
+}
+
+// x sides for rows j in [0, ny), then y sides for columns i in [-1, nx].
+template <class KP>
+__global__ void pressure_halo_x_kernel(KP kp, real* phi) {
+  const Constants& k = kp.get();
+  const int j = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  if (j < k.ny) halo_pressure_x(phi, j, k);
+}
+template <class KP>
+__global__ void pressure_halo_y_kernel(KP kp, real* phi) {
+  const Constants& k = kp.get();
+  const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x) - 1;
+  if (i <= k.nx) halo_pressure_y(phi, i, k);
+}
+
+constexpr int kLineBlock = 128;
+
+template <bool kSolids>
+constexpr int phi_fields() {
+  return kSolids ? 2 : 1;
+}
+
+}  // namespace
+
+void upload_pressure_constants(const Constants& c, cudaStream_t s) { upload_unit_constants(c, s); }
+
+void compute_rhs(const Exec& e, const StencilOpts& o, const real* u, const real* v, const real* open, real* rhs,
+                 double* partials) {
+  const Region r = cell_region(e);
+  with_stencil(e, o, [&](auto a, auto kp, auto solids) {
+    using A = decltype(a);
+    rhs_kernel<A, decltype(kp), decltype(solids)::value>
+        <<<grid_dim(r, o), block_dim(o), tile_bytes<A>(2, o), e.stream>>>(kp, r, u, v, open, rhs, partials);
+    SIM_CUDA_CHECK_LAUNCH("rhs_kernel");
+  });
+}
+
+void fill_pressure_halo(const Exec& e, real* phi) {
+  with_constants(e.constants, e.k_dev, [&](auto kp) {
+    pressure_halo_x_kernel<<<(e.ny + kLineBlock - 1) / kLineBlock, kLineBlock, 0, e.stream>>>(kp, phi);
+    SIM_CUDA_CHECK_LAUNCH("pressure_halo_x_kernel");
+    pressure_halo_y_kernel<<<(e.nx + 2 + kLineBlock - 1) / kLineBlock, kLineBlock, 0, e.stream>>>(kp, phi);
+    SIM_CUDA_CHECK_LAUNCH("pressure_halo_y_kernel");
+  });
+}
+
+void jacobi_sweep(const Exec& e, const StencilOpts& o, const real* phi, const real* rhs, const real* open,
+                  real* out) {
+  const Region r = cell_region(e);
+  with_stencil(e, o, [&](auto a, auto kp, auto solids) {
+    using A = decltype(a);
+    constexpr bool kSolids = decltype(solids)::value;
+    jacobi_kernel<A, decltype(kp), kSolids><<<grid_dim(r, o), block_dim(o), tile_bytes<A>(phi_fields<kSolids>(), o),
+                                              e.stream>>>(kp, r, phi, rhs, open, out);
+    SIM_CUDA_CHECK_LAUNCH("jacobi_kernel");
+  });
+}
+
+void sor_sweep(const Exec& e, const StencilOpts& o, real* phi, const real* rhs, const real* open, int color) {
+  const Region r = cell_region(e);
+  with_stencil(e, o, [&](auto a, auto kp, auto solids) {
+    using A = decltype(a);
+    constexpr bool kSolids = decltype(solids)::value;
+    sor_kernel<A, decltype(kp), kSolids><<<grid_dim(r, o), block_dim(o), tile_bytes<A>(phi_fields<kSolids>(), o),
+                                           e.stream>>>(kp, r, phi, rhs, open, phi, color);
+    SIM_CUDA_CHECK_LAUNCH("sor_kernel");
+  });
+}
+
+void residual(const Exec& e, const StencilOpts& o, const real* phi, const real* rhs, const real* open,
+              double* partials) {
+  const Region r = cell_region(e);
+  with_stencil(e, o, [&](auto a, auto kp, auto solids) {
+    using A = decltype(a);
+    constexpr bool kSolids = decltype(solids)::value;
+    residual_kernel<A, decltype(kp), kSolids><<<grid_dim(r, o), block_dim(o),
+                                                tile_bytes<A>(phi_fields<kSolids>(), o), e.stream>>>(kp, r, phi, rhs,
+                                                                                                    open, partials);
+    SIM_CUDA_CHECK_LAUNCH("residual_kernel");
+  });
+}
+
+}  // namespace sim::cuda

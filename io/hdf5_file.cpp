@@ -1,0 +1,283 @@
+#include "io/hdf5_file.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace sim::h5 {
+namespace {
+
+// The innermost message on this thread's HDF5 error stack: the one that
+// says what went wrong ("unable to open file", "no space left on device").
+herr_t take_innermost(unsigned n, const H5E_error2_t* e, void* out) {
+  if (n == 0 && e->desc) *static_cast<std::string*>(out) = e->desc;
+  return 0;
+}
+
+[[noreturn]] void fail(const std::string& path, const std::string& what) {
+  std::string detail;
+  H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, take_innermost, &detail);
+  H5Eclear2(H5E_DEFAULT);
+  std::string msg = path + ": " + what;
+  if (!detail.empty()) msg += " (HDF5: " + detail + ")";
+  throw std::runtime_error(msg);
+}
+
+hid_t check(hid_t id, const File& f, const std::string& what) {
+  if (id < 0) fail(f.path(), what);
+  return id;
+}
+
+void check_status(herr_t rc, const File& f, const std::string& what) {
+  if (rc < 0) fail(f.path(), what);
+}
+
+// HDF5 prints its error stack to stderr by default; errors reach the user
+// as exceptions instead. The setting is per thread in thread-safe builds.
+void silence_hdf5() { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); }
+
+template <class T> struct Types;
+template <> struct Types<float> {
+  static hid_t mem() { return H5T_NATIVE_FLOAT; }
+  static hid_t file() { return H5T_IEEE_F32LE; }
+  static constexpr H5T_class_t cls = H5T_FLOAT;
+};
+template <> struct Types<double> {
+  static hid_t mem() { return H5T_NATIVE_DOUBLE; }
+  static hid_t file() { return H5T_IEEE_F64LE; }
+  static constexpr H5T_class_t cls = H5T_FLOAT;
+};
+template <> struct Types<uint8_t> {
+  static hid_t mem() { return H5T_NATIVE_UINT8; }
+  static hid_t file() { return H5T_STD_U8LE; }
+  static constexpr H5T_class_t cls = H5T_INTEGER;
+};
+template <> struct Types<uint32_t> {
+  static hid_t mem() { return H5T_NATIVE_UINT32; }
+  static hid_t file() { return H5T_STD_U32LE; }
+  static constexpr H5T_class_t cls = H5T_INTEGER;
+};
+template <> struct Types<int64_t> {
+  static hid_t mem() { return H5T_NATIVE_INT64; }
+  static hid_t file() { return H5T_STD_I64LE; }
+  static constexpr H5T_class_t cls = H5T_INTEGER;
+};
+template <> struct Types<uint64_t> {
+  static hid_t mem() { return H5T_NATIVE_UINT64; }
+  static hid_t file() { return H5T_STD_U64LE; }
+  static constexpr H5T_class_t cls = H5T_INTEGER;
+};
+
+template <class T>
+void write_attr_array(const File& f, hid_t loc, const std::string& name, const T* v, hsize_t n, bool scalar) {
+  Handle space(check(scalar ? H5Screate(H5S_SCALAR) : H5Screate_simple(1, &n, nullptr), f, "attribute space"),
+               H5Sclose);
+  Handle a(check(H5Acreate2(loc, name.c_str(), Types<T>::file(), space, H5P_DEFAULT, H5P_DEFAULT), f,
+                 "cannot create attribute " + name),
+           H5Aclose);
+  check_status(H5Awrite(a, Types<T>::mem(), v), f, "cannot write attribute " + name);
+}
+
+Handle open_attr(const File& f, hid_t loc, const std::string& name) {
+  if (H5Aexists(loc, name.c_str()) <= 0) fail(f.path(), "attribute '" + name + "' is missing");
+  return Handle(check(H5Aopen(loc, name.c_str(), H5P_DEFAULT), f, "cannot open attribute " + name), H5Aclose);
+}
+
+template <class T>
+T read_attr_scalar(const File& f, hid_t loc, const std::string& name) {
+  Handle a = open_attr(f, loc, name);
+  Handle space(check(H5Aget_space(a), f, "attribute space"), H5Sclose);
+  if (H5Sget_simple_extent_npoints(space) != 1) fail(f.path(), "attribute '" + name + "' is not a scalar");
+  T v{};
+  check_status(H5Aread(a, Types<T>::mem(), &v), f, "cannot read attribute " + name);
+  return v;
+}
+
+}  // namespace
+
+Handle& Handle::operator=(Handle&& o) noexcept {
+  if (this != &o) {
+    reset();
+    id_ = o.id_;
+    close_ = o.close_;
+    o.id_ = -1;
+  }
+  return *this;
+}
+
+void Handle::reset() {
+  if (id_ >= 0 && close_) close_(id_);
+  id_ = -1;
+}
+
+File File::create(const std::string& path) {
+  silence_hdf5();
+  File f;
+  f.path_ = path;
+  f.h_ = Handle(check(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), f, "cannot create file"),
+                H5Fclose);
+  return f;
+}
+
+File File::open_read(const std::string& path) {
+  silence_hdf5();
+  File f;
+  f.path_ = path;
+  f.h_ = Handle(check(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), f, "cannot open as an HDF5 file"),
+                H5Fclose);
+  return f;
+}
+
+void File::close() {
+  if (h_.get() < 0) return;
+  // The flush is where a full disk shows; the close after it only frees memory.
+  const herr_t flush = H5Fflush(h_.get(), H5F_SCOPE_LOCAL);
+  h_.reset();
+  if (flush < 0) fail(path_, "cannot flush file");
+}
+
+Handle create_group(const File& f, const std::string& name) {
+  return Handle(check(H5Gcreate2(f.id(), name.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), f,
+                      "cannot create group " + name),
+                H5Gclose);
+}
+
+Handle open_group(const File& f, const std::string& name) {
+  if (!exists(f, name)) fail(f.path(), "group '" + name + "' is missing");
+  return Handle(check(H5Gopen2(f.id(), name.c_str(), H5P_DEFAULT), f, "cannot open group " + name), H5Gclose);
+}
+
+bool exists(const File& f, const std::string& object) {
+  return H5Lexists(f.id(), object.c_str(), H5P_DEFAULT) > 0;
+}
+
+void write_attr(const File& f, hid_t loc, const std::string& name, double value) {
+  write_attr_array(f, loc, name, &value, 1, true);
+}
+void write_attr(const File& f, hid_t loc, const std::string& name, int64_t value) {
+  write_attr_array(f, loc, name, &value, 1, true);
+}
+void write_attr(const File& f, hid_t loc, const std::string& name, uint64_t value) {
+  write_attr_array(f, loc, name, &value, 1, true);
+}
+void write_attr(const File& f, hid_t loc, const std::string& name, const std::vector<double>& values) {
+  write_attr_array(f, loc, name, values.data(), values.size(), false);
+}
+
+void write_attr(const File& f, hid_t loc, const std::string& name, const std::string& value) {
+  Handle type(check(H5Tcopy(H5T_C_S1), f, "string type"), H5Tclose);
+  check_status(H5Tset_size(type, H5T_VARIABLE), f, "string type");
+  check_status(H5Tset_cset(type, H5T_CSET_UTF8), f, "string type");
+  Handle space(check(H5Screate(H5S_SCALAR), f, "attribute space"), H5Sclose);
+  Handle a(check(H5Acreate2(loc, name.c_str(), type, space, H5P_DEFAULT, H5P_DEFAULT), f,
+                 "cannot create attribute " + name),
+           H5Aclose);
+  const char* p = value.c_str();
+  check_status(H5Awrite(a, type, &p), f, "cannot write attribute " + name);
+}
+
+double read_attr_double(const File& f, hid_t loc, const std::string& name) {
+  return read_attr_scalar<double>(f, loc, name);
+}
+int64_t read_attr_int64(const File& f, hid_t loc, const std::string& name) {
+  return read_attr_scalar<int64_t>(f, loc, name);
+}
+uint64_t read_attr_uint64(const File& f, hid_t loc, const std::string& name) {
+  return read_attr_scalar<uint64_t>(f, loc, name);
+}
+
+std::vector<double> read_attr_doubles(const File& f, hid_t loc, const std::string& name) {
+  Handle a = open_attr(f, loc, name);
+  Handle space(check(H5Aget_space(a), f, "attribute space"), H5Sclose);
+  const hssize_t n = H5Sget_simple_extent_npoints(space);
+  std::vector<double> v(static_cast<size_t>(std::max<hssize_t>(n, 0)));
+  check_status(H5Aread(a, H5T_NATIVE_DOUBLE, v.data()), f, "cannot read attribute " + name);
+  return v;
+}
+
+std::string read_attr_string(const File& f, hid_t loc, const std::string& name) {
+  Handle a = open_attr(f, loc, name);
+  Handle ftype(check(H5Aget_type(a), f, "attribute type"), H5Tclose);
+  if (H5Tget_class(ftype) != H5T_STRING) fail(f.path(), "attribute '" + name + "' is not a string");
+  Handle mtype(check(H5Tcopy(H5T_C_S1), f, "string type"), H5Tclose);
+  check_status(H5Tset_cset(mtype, H5Tget_cset(ftype)), f, "string type");
+  if (H5Tis_variable_str(ftype) > 0) {
+    check_status(H5Tset_size(mtype, H5T_VARIABLE), f, "string type");
+    char* p = nullptr;
+    check_status(H5Aread(a, mtype, &p), f, "cannot read attribute " + name);
+    std::string s = p ? p : "";
+    H5free_memory(p);
+    return s;
+  }
+  const size_t n = H5Tget_size(ftype);
+  check_status(H5Tset_size(mtype, n), f, "string type");
+  std::string s(n, '\0');
+  check_status(H5Aread(a, mtype, s.data()), f, "cannot read attribute " + name);
+  s.resize(s.find('\0') == std::string::npos ? n : s.find('\0'));
+  return s;
+}
+
+template <class T>
+void write_dataset(const File& f, hid_t loc, const std::string& name, const std::vector<hsize_t>& dims,
+                   const T* data, const Compression& c) {
+  Handle space(check(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr), f, "dataspace"),
+               H5Sclose);
+  Handle dcpl(check(H5Pcreate(H5P_DATASET_CREATE), f, "dataset properties"), H5Pclose);
+  hsize_t total = 1;
+  for (hsize_t d : dims) total *= d;
+  if (c.enabled && total > 0) {
+    // Chunks of whole rows, about 64 Ki elements: large enough for deflate,
+    // small enough that a reader slicing rows decompresses little extra.
+    std::vector<hsize_t> chunk = dims;
+    hsize_t row = total / dims[0];
+    chunk[0] = std::max<hsize_t>(1, std::min<hsize_t>(dims[0], (hsize_t(1) << 16) / std::max<hsize_t>(row, 1)));
+    check_status(H5Pset_chunk(dcpl, static_cast<int>(chunk.size()), chunk.data()), f, "chunk layout");
+    check_status(H5Pset_shuffle(dcpl), f, "shuffle filter");
+    check_status(H5Pset_deflate(dcpl, static_cast<unsigned>(std::clamp(c.level, 1, 9))), f, "deflate filter");
+  }
+  Handle d(check(H5Dcreate2(loc, name.c_str(), Types<T>::file(), space, H5P_DEFAULT, dcpl, H5P_DEFAULT), f,
+                 "cannot create dataset " + name),
+           H5Dclose);
+  if (total > 0)
+    check_status(H5Dwrite(d, Types<T>::mem(), H5S_ALL, H5S_ALL, H5P_DEFAULT, data), f, "cannot write dataset " + name);
+}
+
+std::vector<hsize_t> dataset_dims(const File& f, hid_t loc, const std::string& name) {
+  if (H5Lexists(loc, name.c_str(), H5P_DEFAULT) <= 0) fail(f.path(), "dataset '" + name + "' is missing");
+  Handle d(check(H5Dopen2(loc, name.c_str(), H5P_DEFAULT), f, "cannot open dataset " + name), H5Dclose);
+  Handle space(check(H5Dget_space(d), f, "dataspace of " + name), H5Sclose);
+  const int rank = H5Sget_simple_extent_ndims(space);
+  if (rank < 0) fail(f.path(), "dataspace of " + name);
+  std::vector<hsize_t> dims(static_cast<size_t>(rank));
+  H5Sget_simple_extent_dims(space, dims.data(), nullptr);
+  return dims;
+}
+
+template <class T>
+std::vector<T> read_dataset(const File& f, hid_t loc, const std::string& name, std::vector<hsize_t>* dims_out) {
+  const std::vector<hsize_t> dims = dataset_dims(f, loc, name);
+  Handle d(check(H5Dopen2(loc, name.c_str(), H5P_DEFAULT), f, "cannot open dataset " + name), H5Dclose);
+  Handle type(check(H5Dget_type(d), f, "type of " + name), H5Tclose);
+  const bool same_class = H5Tget_class(type) == Types<T>::cls;
+  const bool fits = H5Tget_size(type) <= sizeof(T);
+  const bool sign_ok = Types<T>::cls != H5T_INTEGER || H5Tget_sign(type) == H5Tget_sign(Types<T>::mem());
+  if (!same_class || !fits || !sign_ok) fail(f.path(), "dataset '" + name + "' has an unexpected element type");
+  hsize_t total = 1;
+  for (hsize_t n : dims) total *= n;
+  std::vector<T> v(static_cast<size_t>(total));
+  if (total > 0)
+    check_status(H5Dread(d, Types<T>::mem(), H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()), f, "cannot read dataset " + name);
+  if (dims_out) *dims_out = dims;
+  return v;
+}
+
+template void write_dataset<float>(const File&, hid_t, const std::string&, const std::vector<hsize_t>&, const float*,
+                                   const Compression&);
+template void write_dataset<uint8_t>(const File&, hid_t, const std::string&, const std::vector<hsize_t>&,
+                                     const uint8_t*, const Compression&);
+template void write_dataset<uint32_t>(const File&, hid_t, const std::string&, const std::vector<hsize_t>&,
+                                      const uint32_t*, const Compression&);
+template std::vector<float> read_dataset<float>(const File&, hid_t, const std::string&, std::vector<hsize_t>*);
+template std::vector<uint8_t> read_dataset<uint8_t>(const File&, hid_t, const std::string&, std::vector<hsize_t>*);
+template std::vector<uint32_t> read_dataset<uint32_t>(const File&, hid_t, const std::string&, std::vector<hsize_t>*);
+
+}  // namespace sim::h5

@@ -1,0 +1,81 @@
+// Thin RAII layer over the HDF5 C API: owned handles, typed attributes and
+// whole-dataset reads and writes. Every failure throws std::runtime_error
+// naming the file and the object, so callers never check return codes.
+#pragma once
+#include <hdf5.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace sim::h5 {
+
+// Owns one hid_t and closes it with the matching H5?close.
+class Handle {
+ public:
+  using Closer = herr_t (*)(hid_t);
+  Handle() = default;
+  Handle(hid_t id, Closer close) : id_(id), close_(close) {}
+  Handle(const Handle&) = delete;
+  Handle& operator=(const Handle&) = delete;
+  Handle(Handle&& o) noexcept : id_(o.id_), close_(o.close_) { o.id_ = -1; }
+  Handle& operator=(Handle&& o) noexcept;
+  ~Handle() { reset(); }
+  hid_t get() const { return id_; }
+  operator hid_t() const { return id_; }
+  void reset();
+
+ private:
+  hid_t id_ = -1;
+  Closer close_ = nullptr;
+};
+
+// Chunked shuffle + deflate when enabled; contiguous otherwise.
+struct Compression {
+  bool enabled = false;
+  int level = 4;  // deflate level 1..9
+};
+
+// A file; `path` is kept for error messages.
+class File {
+ public:
+  static File create(const std::string& path);  // truncates
+  static File open_read(const std::string& path);
+  // Closes and reports errors from the final flush (the destructor cannot).
+  void close();
+  hid_t id() const { return h_.get(); }
+  const std::string& path() const { return path_; }
+
+ private:
+  Handle h_;
+  std::string path_;
+};
+
+Handle create_group(const File& f, const std::string& name);
+Handle open_group(const File& f, const std::string& name);
+bool exists(const File& f, const std::string& object);
+
+// Scalar and 1-D attributes on the object `loc` (a file or a group).
+void write_attr(const File& f, hid_t loc, const std::string& name, double value);
+void write_attr(const File& f, hid_t loc, const std::string& name, int64_t value);
+void write_attr(const File& f, hid_t loc, const std::string& name, uint64_t value);
+void write_attr(const File& f, hid_t loc, const std::string& name, const std::string& value);  // UTF-8, variable length
+void write_attr(const File& f, hid_t loc, const std::string& name, const std::vector<double>& values);
+double read_attr_double(const File& f, hid_t loc, const std::string& name);
+int64_t read_attr_int64(const File& f, hid_t loc, const std::string& name);
+uint64_t read_attr_uint64(const File& f, hid_t loc, const std::string& name);
+std::string read_attr_string(const File& f, hid_t loc, const std::string& name);
+std::vector<double> read_attr_doubles(const File& f, hid_t loc, const std::string& name);
+
+// Row-major datasets, any rank; `dims` slowest first. T is float, double,
+// uint8_t or uint32_t.
+template <class T>
+void write_dataset(const File& f, hid_t loc, const std::string& name, const std::vector<hsize_t>& dims,
+                   const T* data, const Compression& c);
+std::vector<hsize_t> dataset_dims(const File& f, hid_t loc, const std::string& name);
+// Throws unless the stored type converts to T without loss of class (float to
+// float, unsigned integer to unsigned integer).
+template <class T>
+std::vector<T> read_dataset(const File& f, hid_t loc, const std::string& name, std::vector<hsize_t>* dims = nullptr);
+
+}  // namespace sim::h5

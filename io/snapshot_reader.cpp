@@ -1,0 +1,102 @@
+#include "io/snapshot_reader.hpp"
+
+#include <stdexcept>
+
+#include "io/hdf5_file.hpp"
+#include "io/snapshot_writer.hpp"
+
+namespace sim {
+namespace {
+
+using Dims = std::vector<hsize_t>;
+
+std::string dims_text(const Dims& d) {
+  std::string s = "(";
+  for (size_t k = 0; k < d.size(); ++k) s += (k ? ", " : "") + std::to_string(d[k]);
+  return s + ")";
+}
+
+template <class T>
+std::vector<T> read_shaped(const h5::File& f, hid_t grp, const std::string& name, const Dims& expect) {
+  Dims got;
+  std::vector<T> v = h5::read_dataset<T>(f, grp, name, &got);
+  if (got != expect)
+    throw std::runtime_error(f.path() + ": dataset '" + name + "' has shape " + dims_text(got) + ", expected " +
+                             dims_text(expect));
+  return v;
+}
+
+SnapshotHeader read_header(const h5::File& f) {
+  SnapshotHeader h;
+  const hid_t root = f.id();
+  h.format_version = h5::read_attr_int64(f, root, "format_version");
+  if (h.format_version != kSnapshotFormatVersion)
+    throw std::runtime_error(f.path() + ": snapshot format " + std::to_string(h.format_version) +
+                             ", this sim reads format " + std::to_string(kSnapshotFormatVersion));
+  h.step = h5::read_attr_int64(f, root, "step");
+  h.time = h5::read_attr_double(f, root, "time");
+  h.dt = h5::read_attr_double(f, root, "dt");
+  h.next_id = h5::read_attr_uint64(f, root, "next_id");
+  h.counters.removed = h5::read_attr_int64(f, root, "removed");
+  h.counters.recycled = h5::read_attr_int64(f, root, "recycled");
+  h.capacity = h5::read_attr_int64(f, root, "capacity");
+  h.config = h5::read_attr_string(f, root, "config");
+  h.strategies = h5::read_attr_string(f, root, "strategies");
+  h.version = h5::read_attr_string(f, root, "version");
+  h.units = h5::read_attr_string(f, root, "units");
+  const h5::Handle grid = h5::open_group(f, "/grid");
+  const std::vector<double> spacing = h5::read_attr_doubles(f, grid, "spacing");
+  if (spacing.size() != 2) throw std::runtime_error(f.path() + ": /grid spacing must hold [dx, dy]");
+  h.dx = spacing[0];
+  h.dy = spacing[1];
+  const Dims p = h5::dataset_dims(f, grid, "pressure");
+  if (p.size() != 2 || p[0] == 0 || p[1] == 0)
+    throw std::runtime_error(f.path() + ": /grid/pressure has shape " + dims_text(p) + ", expected (ny, nx)");
+  h.ny = static_cast<int>(p[0]);
+  h.nx = static_cast<int>(p[1]);
+  const h5::Handle parts = h5::open_group(f, "/particles");
+  const Dims ids = h5::dataset_dims(f, parts, "id");
+  if (ids.size() != 1) throw std::runtime_error(f.path() + ": /particles/id must be one-dimensional");
+  h.particles = static_cast<int64_t>(ids[0]);
+  return h;
+}
+
+}  // namespace
+
+SnapshotHeader read_snapshot_header(const std::string& path) {
+  const h5::File f = h5::File::open_read(path);
+  return read_header(f);
+}
+
+SnapshotContents read_snapshot(const std::string& path) {
+  const h5::File f = h5::File::open_read(path);
+  SnapshotContents c;
+  c.header = read_header(f);
+  const hsize_t nx = static_cast<hsize_t>(c.header.nx), ny = static_cast<hsize_t>(c.header.ny);
+  const hsize_t n = static_cast<hsize_t>(c.header.particles);
+  {
+    const h5::Handle g = h5::open_group(f, "/grid");
+    SnapshotGrid& s = c.grid;
+    s.nx = c.header.nx;
+    s.ny = c.header.ny;
+    s.pressure = read_shaped<float>(f, g, "pressure", {ny, nx});
+    s.velocity = read_shaped<float>(f, g, "velocity", {ny, nx, 3});
+    s.vorticity = read_shaped<float>(f, g, "vorticity", {ny, nx});
+    s.divergence = read_shaped<float>(f, g, "divergence", {ny, nx});
+    s.solid = read_shaped<uint8_t>(f, g, "solid", {ny, nx});
+    s.u = read_shaped<float>(f, g, "u", {ny, nx + 1});
+    s.v = read_shaped<float>(f, g, "v", {ny + 1, nx});
+    s.phi = read_shaped<float>(f, g, "phi", {ny, nx});
+  }
+  {
+    const h5::Handle g = h5::open_group(f, "/particles");
+    SnapshotParticles& p = c.particles;
+    p.position = read_shaped<float>(f, g, "position", {n, 3});
+    p.velocity = read_shaped<float>(f, g, "velocity", {n, 3});
+    p.id = read_shaped<uint32_t>(f, g, "id", {n});
+    p.diameter = read_shaped<float>(f, g, "diameter", {n});
+  }
+  return c;
+}
+
+}  // namespace sim

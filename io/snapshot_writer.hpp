@@ -1,0 +1,31 @@
+// One snapshot file, snap_NNNNNN.h5; the layout is documented in docs/OUTPUT.md
+// and read back by io/snapshot_reader.
+#pragma once
+#include <string>
+
+#include "io/hdf5_file.hpp"
+#include "sim/config.hpp"
+#include "sim/state.hpp"
+
+namespace sim {
+
+// Bumped when a name, shape or meaning in the file changes.
+constexpr int64_t kSnapshotFormatVersion = 1;
+
+// What a snapshot holds besides the state: the same for every snapshot of a run.
+struct SnapshotMeta {
+  std::string config_toml;  // the resolved config (config_to_toml)
+  std::string strategies;   // backend name and its strategies
+  double fluid_density = 0;  // [kg/m^3]: pressure = rho_f * phi
+  double dx = 0, dy = 0;     // [m], exact (the Grid holds them as float)
+  h5::Compression compression;
+};
+
+SnapshotMeta make_snapshot_meta(const Config& cfg, const std::string& strategies);
+
+// Writes the file under temporary_path(path), then renames it to `path`:
+// `path` is either the previous file or the complete new one, never a part.
+// Throws std::runtime_error naming the file.
+void write_snapshot(const std::string& path, const SimState& s, const SnapshotMeta& meta);
+
+}  // namespace sim

@@ -1,0 +1,115 @@
+// Particle physics against analytic results and conservation laws.
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include "sim/particle_physics.hpp"
+#include "support.hpp"
+
+namespace {
+
+sim::Config one_particle_box() {
+  sim::Config c = simtest::quiet_box(16);
+  c.density = 1000.0;
+  c.viscosity = 1e-3;
+  c.particle_density = 2500.0;
+  c.gy = -9.81;
+  c.two_way = false;
+  c.regions.push_back({0.49, 0.8, 0.51, 0.82, 1, 1e-4, 1e-4, 0.0, 0.0});
+  return c;
+}
+
+double tau_of(const sim::Config& c, double d) {
+  return c.particle_density * d * d / (18.0 * c.density * c.viscosity);
+}
+
+}  // namespace
+
+TEST_CASE("particles: terminal settling speed is (1 - rho_f/rho_p) g tau_p within 0.5%") {
+  for (double dt_over_tau : {0.1, 100.0}) {  // also stable when tau_p << dt
+    sim::Config c = one_particle_box();
+    const double tau = tau_of(c, 1e-4);
+    c.dt = dt_over_tau * tau;
+    auto s = simtest::make_sim(c);
+    for (int k = 0; k < 200; ++k) s->step();
+    const sim::SimState st = s->download();
+    const double expected = (1.0 - c.density / c.particle_density) * c.gy * tau;
+    MESSAGE("dt/tau " << dt_over_tau << ": vy " << st.particles.vy[0] << ", expected " << expected);
+    CHECK(std::abs(st.particles.vy[0] / expected - 1.0) < 0.005);
+  }
+}
+
+TEST_CASE("particles: relaxation in a uniform flow has time constant tau_p within 1%") {
+  sim::Config c = simtest::quiet_box(16);
+  for (sim::BoundarySide* s : {&c.left, &c.right, &c.bottom, &c.top}) s->kind = sim::BoundaryKind::periodic;
+  c.density = 1000.0;
+  c.viscosity = 1e-3;
+  c.particle_density = 2500.0;
+  c.initial = sim::InitialFlow::uniform;
+  c.initial_u = 0.01;
+  c.two_way = false;
+  c.regions.push_back({0.5, 0.5, 0.5001, 0.5001, 1, 2e-4, 2e-4, 0.0, 0.0});
+  const double tau = tau_of(c, 2e-4);
+  c.dt = tau / 50;
+  auto s = simtest::make_sim(c);
+  double worst = 0;
+  for (int k = 1; k <= 150; ++k) {
+    s->step();
+    if (k % 25 != 0) continue;
+    const sim::SimState st = s->download();
+    const double ratio = st.particles.vx[0] / c.initial_u;
+    const double tau_measured = -s->time() / std::log(1.0 - ratio);
+    worst = std::max(worst, std::abs(tau_measured / tau - 1.0));
+  }
+  MESSAGE("worst relative error of the measured relaxation time: " << worst);
+  CHECK(worst < 0.01);
+}
+
+TEST_CASE("particles: none ever leaves a closed box") {
+  sim::Config c = simtest::quiet_box(24);
+  c.density = 1000.0;
+  c.viscosity = 1e-4;
+  c.lx = c.ly = 0.1;
+  c.gy = -9.81;
+  c.restitution = 0.9;
+  c.top.speed = 0.05;
+  c.regions.push_back({0.0, 0.0, 0.1, 0.1, 2000, 5e-5, 5e-4, 0.3, -0.2});
+  c.dt_max = 2e-3;
+  auto s = simtest::make_sim(c);
+  int64_t outside = 0;
+  for (int k = 0; k < 150; ++k) {
+    s->step();
+    const sim::SimState st = s->download();
+    for (size_t i = 0; i < st.particles.size(); ++i) {
+      const double r = 0.5 * st.particles.d[i];
+      const double x = st.particles.x[i], y = st.particles.y[i];
+      if (!st.particles.alive[i] || x < r * 0.999 || x > c.lx - r * 0.999 || y < r * 0.999 || y > c.ly - r * 0.999)
+        ++outside;
+    }
+  }
+  CHECK(outside == 0);
+}
+
+TEST_CASE("particles: two-way coupling in a periodic box conserves total momentum to round-off") {
+  sim::Config c = simtest::quiet_box(32);
+  for (sim::BoundarySide* s : {&c.left, &c.right, &c.bottom, &c.top}) s->kind = sim::BoundaryKind::periodic;
+  c.density = 1000.0;
+  c.viscosity = 1e-4;
+  c.lx = c.ly = 0.05;
+  c.depth = 1e-4;
+  c.particle_density = 2500.0;
+  c.two_way = true;
+  c.regions.push_back({0.01, 0.01, 0.04, 0.03, 3000, 1e-4, 3e-4, 0.2, -0.1});
+  c.dt = 2e-4;
+  auto s = simtest::make_sim(c);
+  auto total = [&](const sim::Diagnostics& d, int a) { return d.fluid_momentum[a] + d.particle_momentum[a]; };
+  const sim::Diagnostics d0 = s->diagnostics();
+  const double scale = std::hypot(d0.particle_momentum[0], d0.particle_momentum[1]);
+  for (int k = 0; k < 100; ++k) s->step();
+  const sim::Diagnostics d1 = s->diagnostics();
+  const double fluid_gain = std::hypot(d1.fluid_momentum[0], d1.fluid_momentum[1]) / scale;
+  const double err = std::hypot(total(d1, 0) - total(d0, 0), total(d1, 1) - total(d0, 1)) / scale;
+  MESSAGE("fluid took " << fluid_gain << " of the particle momentum; relative total change " << err);
+  CHECK(fluid_gain > 0.1);  // the coupling really moved momentum
+  CHECK(err < 1e-5);
+}
