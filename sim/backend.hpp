@@ -68,6 +68,7 @@ class Backend : public PressureOps {
   virtual void project() = 0;  // u = u** - dt grad phi; halo filled after
   virtual Diagnostics diagnostics() = 0;
   virtual PhaseTimer& timer() = 0;
+  virtual void synchronize() {}  // wait for queued device work (benchmarks)
 };
 
 std::unique_ptr<Backend> make_cpu_backend(const Config& cfg, const Grid& grid);
@@ -75,6 +76,9 @@ std::unique_ptr<Backend> make_cpu_backend(const Config& cfg, const Grid& grid);
 // Throws sim::DeviceError when no CUDA device is usable.
 std::unique_ptr<Backend> make_cuda_backend(const Config& cfg, const Grid& grid);
 bool cuda_device_available();
+// Device-to-device cudaMemcpy bandwidth, bytes read + written per second,
+// median of `repeats` copies of `bytes` (the ceiling benchmarks compare with).
+double cuda_copy_bandwidth(size_t bytes, int repeats);
 #endif
 
 }  // namespace sim
