@@ -33,20 +33,26 @@ __device__ __forceinline__ Point thread_point(const Region& r) {
   return {i, j, i < r.i0 + r.ni && j < r.j0 + r.nj};
 }
 
+// Out: the pointer type of the arrays a stencil writes. Without __restrict__
+// on either side (naive) the compiler may not route reads through the
+// read-only cache on its own.
 struct NaiveAccess {
   using In = const real*;
+  using Out = real*;
   static constexpr bool kTiled = false;
   __device__ __forceinline__ static real load(In p, int idx) { return p[idx]; }
 };
 
 struct LdgAccess {
   using In = const real* __restrict__;
+  using Out = real* __restrict__;
   static constexpr bool kTiled = false;
   __device__ __forceinline__ static real load(In p, int idx) { return __ldg(p + idx); }
 };
 
 struct SharedAccess {
   using In = const real* __restrict__;
+  using Out = real* __restrict__;
   static constexpr bool kTiled = true;
   __device__ __forceinline__ static real load(In p, int idx) { return __ldg(p + idx); }
 };

@@ -59,11 +59,12 @@ class DeviceBuffer {
   size_t size() const { return n_; }
   size_t bytes() const { return n_ * sizeof(T); }
 
+  // Pageable host memory: call cudaStreamSynchronize before reusing it.
   void upload(const T* src, size_t n, cudaStream_t s) {
-    SIM_CUDA_CHECK(cudaMemcpyAsync(p_, src, n * sizeof(T), cudaMemcpyHostToDevice, s));
+    if (n > 0) SIM_CUDA_CHECK(cudaMemcpyAsync(p_, src, n * sizeof(T), cudaMemcpyHostToDevice, s));
   }
   void download(T* dst, size_t n, cudaStream_t s) const {
-    SIM_CUDA_CHECK(cudaMemcpyAsync(dst, p_, n * sizeof(T), cudaMemcpyDeviceToHost, s));
+    if (n > 0) SIM_CUDA_CHECK(cudaMemcpyAsync(dst, p_, n * sizeof(T), cudaMemcpyDeviceToHost, s));
   }
   void zero(cudaStream_t s) {
     if (n_ > 0) SIM_CUDA_CHECK(cudaMemsetAsync(p_, 0, n_ * sizeof(T), s));

@@ -29,7 +29,7 @@ enum { kU = 0, kV = 1 };
 // advect_u_point / advect_v_point; fields 0 = u_in, 1 = v_in.
 template <class A, class KP, bool kSolids>
 __global__ void advect_kernel(KP kp, Region r, typename A::In ui, typename A::In vi, typename A::In ub,
-                              typename A::In vb, typename A::In open, real* __restrict__ uo, real* __restrict__ vo,
+                              typename A::In vb, typename A::In open, typename A::Out uo, typename A::Out vo,
                               real h) {
   const Constants& k = kp.get();
   const Point pt = thread_point(r);
@@ -54,9 +54,8 @@ __global__ void advect_kernel(KP kp, Region r, typename A::In ui, typename A::In
 // u = u* + dt (nu lap u* + f); f (the deposited drag reaction) is consumed:
 // zeroed here so the next deposit starts from 0.
 template <class A, class KP, bool kSolids>
-__global__ void diffuse_kernel(KP kp, Region r, typename A::In us, typename A::In vs, real* __restrict__ fu,
-                               real* __restrict__ fv, typename A::In open, real* __restrict__ u,
-                               real* __restrict__ v) {
+__global__ void diffuse_kernel(KP kp, Region r, typename A::In us, typename A::In vs, typename A::Out fu,
+                               typename A::Out fv, typename A::In open, typename A::Out u, typename A::Out v) {
   const Constants& k = kp.get();
   const Point pt = thread_point(r);
   const int c = at(k, pt.i, pt.j);
@@ -80,8 +79,8 @@ __global__ void diffuse_kernel(KP kp, Region r, typename A::In us, typename A::I
 
 // u = u** - dt dphi/dx across the face, v likewise in y; field 0 = phi.
 template <class A, class KP, bool kSolids>
-__global__ void project_kernel(KP kp, Region r, typename A::In phi, typename A::In open, real* __restrict__ u,
-                               real* __restrict__ v) {
+__global__ void project_kernel(KP kp, Region r, typename A::In phi, typename A::In open, typename A::Out u,
+                               typename A::Out v) {
   const Constants& k = kp.get();
   const Point pt = thread_point(r);
   const int c = at(k, pt.i, pt.j);

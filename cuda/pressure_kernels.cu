@@ -26,7 +26,7 @@ __device__ __forceinline__ OpenAround open_around(const N& nb) {
 // rhs = div(u) / dt on fluid cells, 0 in solids; block sum of rhs^2 in double.
 template <class A, class KP, bool kSolids>
 __global__ void rhs_kernel(KP kp, Region r, typename A::In u, typename A::In v, typename A::In open,
-                           real* __restrict__ rhs, double* __restrict__ partials) {
+                           typename A::Out rhs, double* partials) {
   const Constants& k = kp.get();
   const Point pt = thread_point(r);
   const int c = at(k, pt.i, pt.j);
@@ -48,7 +48,7 @@ __global__ void rhs_kernel(KP kp, Region r, typename A::In u, typename A::In v, 
 // phi_new = jacobi_point(neighbours of phi_old), out of place.
 template <class A, class KP, bool kSolids>
 __global__ void jacobi_kernel(KP kp, Region r, typename A::In phi, typename A::In rhs, typename A::In open,
-                              real* __restrict__ out) {
+                              typename A::Out out) {
   const Constants& k = kp.get();
   const Point pt = thread_point(r);
   const int c = at(k, pt.i, pt.j);
@@ -83,7 +83,7 @@ __global__ void sor_kernel(KP kp, Region r, typename A::In phi_nb, typename A::I
 // Block sum of (rhs - lap phi)^2 over fluid cells, in double.
 template <class A, class KP, bool kSolids>
 __global__ void residual_kernel(KP kp, Region r, typename A::In phi, typename A::In rhs, typename A::In open,
-                                double* __restrict__ partials) {
+                                double* partials) {
   const Constants& k = kp.get();
   const Point pt = thread_point(r);
   const int c = at(k, pt.i, pt.j);

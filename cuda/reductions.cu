@@ -2,12 +2,10 @@
 // double): the block partial sums of the pressure kernels, the CFL rate,
 // and the diagnostics. Each result comes back through pinned memory and is
 // the only synchronisation of its call.
-#include <thrust/iterator/counting_iterator.h>
-
 #include <cstring>
 
 #include <cub/device/device_reduce.cuh>
-#include <cuda/std/functional>
+#include <thrust/iterator/counting_iterator.h>
 
 #include "cuda/constants.cuh"
 #include "cuda/faces.cuh"

@@ -73,7 +73,8 @@ class Backend : public PressureOps {
 
 std::unique_ptr<Backend> make_cpu_backend(const Config& cfg, const Grid& grid);
 #if defined(SIM_HAVE_CUDA)
-// Throws sim::DeviceError when no CUDA device is usable.
+// Throws std::runtime_error("no CUDA device available: <reason>") without a
+// usable device, and an out-of-memory message (bytes needed, bytes free).
 std::unique_ptr<Backend> make_cuda_backend(const Config& cfg, const Grid& grid);
 bool cuda_device_available();
 // Device-to-device cudaMemcpy bandwidth, bytes read + written per second,

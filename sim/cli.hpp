@@ -1,6 +1,7 @@
-// Command line of the `sim` executable. Every typed option becomes a
-// `--set KEY=VALUE` override, so the command line and the config file are
-// validated by the same code (io/config_loader).
+// Command line of the `sim` executable: `sim [OPTIONS] CONFIG` runs a case,
+// `sim bench [OPTIONS] CONFIG` benchmarks strategies (sim/bench.hpp). Every
+// typed config option becomes a `--set KEY=VALUE` override, so the command
+// line and the config file are validated by the same code (io/config_loader).
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -8,9 +9,14 @@
 #include <string>
 #include <vector>
 
+#include "sim/bench.hpp"
+
 namespace sim {
 
+enum class Command { run, bench };
+
 struct CliOptions {
+  Command command = Command::run;
   std::string config_path;
   std::optional<int64_t> steps;
   std::optional<std::string> layout, backend, output;
@@ -22,10 +28,12 @@ struct CliOptions {
   std::optional<std::string> stencil, constants, sampling, deposit, pressure_solver;
   std::optional<int64_t> sort_every;
   std::optional<int> block_x, block_y;
+  BenchOptions bench;  // `sim bench` only: the matrix axes, steps, outputs
 };
 
 // -1: go on; 0: --help or --version printed to `out`; 2: usage error, one
-// line "sim: error: ..." on `err`.
+// line "sim: error: ..." on `err`. A first argument `bench` selects the
+// bench command and its options.
 int parse_cli(int argc, char** argv, CliOptions& options, std::ostream& out, std::ostream& err);
 // As above, printing --help and --version to std::cout.
 int parse_cli(int argc, char** argv, CliOptions& options, std::ostream& err);

@@ -1,7 +1,9 @@
-// sim [OPTIONS] CONFIG: run a case. See README.md and docs/CONFIG.md.
+// sim [OPTIONS] CONFIG: run a case; sim bench [OPTIONS] CONFIG: benchmark it.
+// See README.md, docs/CONFIG.md and docs/PERFORMANCE.md.
 #include <iostream>
 
 #include "io/config_loader.hpp"
+#include "sim/bench.hpp"
 #include "sim/cli.hpp"
 #include "sim/run.hpp"
 
@@ -11,6 +13,7 @@ int main(int argc, char** argv) {
   if (rc >= 0) return rc;
   try {
     const sim::Config cfg = sim::load_config(cli.config_path, sim::cli_overrides(cli));
+    if (cli.command == sim::Command::bench) return sim::run_bench(cfg, cli.bench, std::cout, std::cerr);
     sim::RunOptions opts;
     opts.quiet = cli.quiet;
     if (cli.restart) opts.restart = *cli.restart;

@@ -2,6 +2,7 @@
 // config/*.toml with overrides, whole-file snapshot comparison, external tools.
 #pragma once
 #include <doctest/doctest.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -21,9 +22,18 @@ namespace iotest {
 
 namespace fs = std::filesystem;
 
-// An empty directory under the system temp dir, unique to this process.
+// An empty directory under the system temp dir, unique to this process;
+// all of them are removed at exit unless SIM_KEEP_TEST_OUTPUT is set.
 inline std::string scratch_dir(const std::string& name) {
-  const fs::path p = fs::temp_directory_path() / ("sim_io_" + std::to_string(::getpid())) / name;
+  struct Root {
+    fs::path path = fs::temp_directory_path() / ("sim_io_" + std::to_string(::getpid()));
+    ~Root() {
+      std::error_code ec;
+      if (!std::getenv("SIM_KEEP_TEST_OUTPUT")) fs::remove_all(path, ec);
+    }
+  };
+  static const Root root;
+  const fs::path p = root.path / name;
   fs::remove_all(p);
   fs::create_directories(p);
   return p.string();
@@ -38,14 +48,17 @@ inline sim::Config case_config(const std::string& name, const std::string& outpu
   return sim::load_config(source_path("config/" + name), sets);
 }
 
-// A run through the library, as the executable does it; returns the exit status.
-inline int run_case(const sim::Config& cfg, const std::string& restart = "", std::string* err_text = nullptr) {
+// A run through the library, as the executable does it; returns the exit
+// status. With `out_text` the run is not quiet and its report lands there.
+inline int run_case(const sim::Config& cfg, const std::string& restart = "", std::string* err_text = nullptr,
+                    std::string* out_text = nullptr) {
   sim::RunOptions opts;
-  opts.quiet = true;
+  opts.quiet = out_text == nullptr;
   opts.restart = restart;
   std::ostringstream out, err;
   const int rc = sim::run_simulation(cfg, opts, out, err);
   if (err_text) *err_text = err.str();
+  if (out_text) *out_text = out.str();
   if (rc != 0 && !err_text) MESSAGE("run failed: " << err.str());
   return rc;
 }
@@ -93,8 +106,13 @@ inline int shell(const std::string& cmd) {
   return rc == -1 ? -1 : (WIFEXITED(rc) ? WEXITSTATUS(rc) : -1);
 }
 
-inline bool have_python_module(const std::string& module) {
-  return shell("python3 -c 'import " + module + "' >/dev/null 2>&1") == 0;
+// A Python interpreter that can import `module`: python3 on the PATH first,
+// then the system one (Debian's python3-h5py and python3-paraview install
+// there, which a pyenv or venv python3 does not see). "" when none can.
+inline std::string python_with(const std::string& module) {
+  for (const char* py : {"python3", "/usr/bin/python3"})
+    if (shell(std::string(py) + " -c 'import " + module + "' >/dev/null 2>&1") == 0) return py;
+  return "";
 }
 
 inline std::string quoted(const std::string& s) { return "'" + s + "'"; }

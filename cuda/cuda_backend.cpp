@@ -1,0 +1,283 @@
+// The CUDA backend: owns the state in device memory and runs each phase
+// through the launchers of cuda/kernels.hpp on one stream. The step loop
+// reads back only the scalars that decide dt and convergence.
+#include <climits>
+#include <cmath>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <utility>
+
+#include "cuda/device.hpp"
+#include "cuda/device_buffer.hpp"
+#include "cuda/kernels.hpp"
+#include "cuda/memory_plan.hpp"
+#include "cuda/particle_store.hpp"
+#include "cuda/timer.hpp"
+#include "cuda/velocity_textures.hpp"
+#include "sim/backend.hpp"
+#include "sim/injection.hpp"
+
+namespace sim {
+namespace cuda {
+namespace {
+
+class CudaBackend final : public Backend {
+ public:
+  CudaBackend(const Config& cfg, const Grid& g, const DeviceInfo& dev, const StencilOpts& so, const MemoryPlan& plan)
+      : cfg_(cfg), g_(g), dev_(dev), so_(so), plan_(plan), timer_(stream_.get()), store_(cfg.layout, plan.capacity, plan.sorts) {
+    exec_.stream = stream_.get();
+    exec_.constants = cfg.constants;
+    exec_.nx = g.nx;
+    exec_.ny = g.ny;
+    const size_t n = g.size();
+    for (DeviceBuffer<real>* f : {&u_, &v_, &uh_, &vh_, &us_, &vs_, &fu_, &fv_, &phi_, &phi2_, &rhs_, &open_})
+      f->allocate(n, "grid fields");
+    k_dev_.allocate(1, "constants");
+    exec_.k_dev = k_dev_.data();
+    partials_.allocate(static_cast<size_t>(cell_blocks(exec_, so_)), "block partial sums");
+    scalars_.allocate(8, "reduction results");
+    reduce_ws_.allocate(1 << 16, "CUB reduction workspace");
+    counters_.allocate(kCounterCount, "particle counters");
+    const size_t cap = static_cast<size_t>(plan.capacity);
+    if (plan.sorts) {
+      for (DeviceBuffer<uint32_t>* b : {&sort_keys_, &sort_keys_alt_, &sort_slots_, &sort_slots_alt_})
+        b->allocate(cap, "particle sort keys");
+      sort_ws_.allocate(plan.sort_workspace, "particle sort workspace");
+    }
+    if (plan.sorted_deposit) {
+      const size_t pairs = static_cast<size_t>(plan.pairs);
+      for (DeviceBuffer<uint32_t>* b : {&pair_keys_, &pair_keys_alt_, &unique_keys_}) b->allocate(pairs, "deposit keys");
+      for (DeviceBuffer<real>* b : {&pair_values_, &pair_values_alt_, &pair_sums_}) b->allocate(pairs, "deposit values");
+      run_count_.allocate(1, "deposit run count");
+      deposit_ws_.allocate(plan.deposit_workspace, "deposit workspace");
+    }
+    if (cfg.sampling == Sampling::texture) textures_ = VelocityTextures(u_.data(), v_.data(), g, dev_);
+    inj_ = make_injection(cfg.inject);
+    for (DeviceBuffer<real>* f : {&fu_, &fv_, &phi2_, &rhs_}) f->zero(exec_.stream);
+    counters_.zero(exec_.stream);
+    stream_.synchronize();
+  }
+
+  std::string name() const override { return "cuda: " + describe(dev_); }
+
+  std::string strategies() const override {
+    std::ostringstream s;
+    s << "layout=" << to_string(cfg_.layout) << " stencil=" << to_string(cfg_.stencil)
+      << " constants=" << to_string(cfg_.constants) << " sampling=" << to_string(cfg_.sampling)
+      << " deposit=" << to_string(cfg_.deposit) << " sort_every=" << cfg_.sort_every << " block=" << so_.block_x
+      << "x" << so_.block_y;
+    return s.str();
+  }
+
+  void upload(const SimState& s) override {
+    const cudaStream_t st = exec_.stream;
+    u_.upload(s.u.data(), s.u.size(), st);
+    v_.upload(s.v.data(), s.v.size(), st);
+    phi_.upload(s.phi.data(), s.phi.size(), st);
+    open_.upload(s.open.data(), s.open.size(), st);
+    for (DeviceBuffer<real>* f : {&uh_, &us_}) copy(*f, u_);
+    for (DeviceBuffer<real>* f : {&vh_, &vs_}) copy(*f, v_);
+    fu_.zero(st);
+    fv_.zero(st);
+    store_.upload(s.particles, st);
+    const unsigned long long c[kCounterCount] = {static_cast<unsigned long long>(s.counters.removed),
+                                                 static_cast<unsigned long long>(s.counters.recycled)};
+    counters_.upload(c, kCounterCount, st);
+    permuted_ = false;
+    particle_steps_ = 0;
+    stream_.synchronize();
+  }
+
+  void download(SimState& s) override {
+    const cudaStream_t st = exec_.stream;
+    const size_t n = g_.size();
+    for (std::vector<real>* f : {&s.u, &s.v, &s.phi, &s.open}) f->resize(n);
+    u_.download(s.u.data(), n, st);
+    v_.download(s.v.data(), n, st);
+    phi_.download(s.phi.data(), n, st);
+    open_.download(s.open.data(), n, st);
+    store_.download(s.particles, permuted_, st);  // synchronises
+    s.counters = read_counters();
+  }
+
+  void set_constants(const Constants& c) override {
+    k_ = c;
+    if (cfg_.constants == ConstantsIn::constant) {
+      upload_fluid_constants(c, exec_.stream);
+      upload_pressure_constants(c, exec_.stream);
+      upload_particle_constants(c, exec_.stream);
+      upload_reduction_constants(c, exec_.stream);
+    } else {
+      k_dev_.upload(&k_, 1, exec_.stream);
+    }
+  }
+
+  double max_velocity_rate() override { return cuda::max_velocity_rate(exec_, scratch(), u_.data(), v_.data()); }
+
+  void fill_velocity_halo() override { cuda::fill_velocity_halo(exec_, u_.data(), v_.data()); }
+
+  void step_particles(uint64_t first_id, int64_t count) override {
+    if (plan_.capacity == 0) return;
+    if (plan_.sorts && particle_steps_ % cfg_.sort_every == 0) sort_by_cell();
+    ++particle_steps_;
+    ParticleStepArgs a;
+    a.sampling = cfg_.sampling;
+    a.u = u_.data();
+    a.v = v_.data();
+    a.tex_u = textures_.u();
+    a.tex_v = textures_.v();
+    a.two_way = k_.two_way != 0;
+    a.deposit = cfg_.deposit;
+    a.fu = fu_.data();
+    a.fv = fv_.data();
+    a.pair_keys = pair_keys_.data();
+    a.pair_values = pair_values_.data();
+    a.capacity = static_cast<uint32_t>(plan_.capacity);
+    a.counters = counters_.data();
+    cuda::step_particles(exec_, store_.current(), a);
+    if (a.two_way && plan_.sorted_deposit) {
+      const DepositBuffers b{pair_keys_.data(),   pair_keys_alt_.data(), unique_keys_.data(),  pair_values_.data(),
+                             pair_values_alt_.data(), pair_sums_.data(),  run_count_.data(),    plan_.deposit_sentinel,
+                             deposit_ws_.data(),  deposit_ws_.bytes()};
+      deposit_sorted(exec_.stream, b, static_cast<int>(plan_.pairs), plan_.deposit_key_bits, fu_.data(), fv_.data());
+    }
+    inject_particles(exec_, store_.current(), first_id, count, cfg_.seed, inj_, counters_.data());
+  }
+
+  // Midpoint RK2: u_h = u + dt/2 A(u), u_s = u + dt A(u_h).
+  void advect() override {
+    cuda::advect_stage(exec_, so_, u_.data(), v_.data(), u_.data(), v_.data(), open_.data(), uh_.data(), vh_.data(),
+                       real(0.5) * k_.dt);
+    cuda::fill_velocity_halo(exec_, uh_.data(), vh_.data());
+    cuda::advect_stage(exec_, so_, uh_.data(), vh_.data(), u_.data(), v_.data(), open_.data(), us_.data(), vs_.data(),
+                       k_.dt);
+    cuda::fill_velocity_halo(exec_, us_.data(), vs_.data());
+  }
+
+  void diffuse() override {
+    cuda::diffuse(exec_, so_, us_.data(), vs_.data(), fu_.data(), fv_.data(), open_.data(), u_.data(), v_.data());
+    cuda::fill_velocity_halo(exec_, u_.data(), v_.data());
+  }
+
+  double compute_rhs() override {
+    cuda::compute_rhs(exec_, so_, u_.data(), v_.data(), open_.data(), rhs_.data(), partials_.data());
+    return std::sqrt(sum_to_host(exec_, scratch(), partials_.data(), static_cast<int>(partials_.size())));
+  }
+
+  void fill_pressure_halo() override { cuda::fill_pressure_halo(exec_, phi_.data()); }
+
+  void jacobi_sweep() override {
+    cuda::jacobi_sweep(exec_, so_, phi_.data(), rhs_.data(), open_.data(), phi2_.data());
+    std::swap(phi_, phi2_);
+    cuda::fill_pressure_halo(exec_, phi_.data());
+  }
+
+  void sor_sweep(int color) override {
+    cuda::sor_sweep(exec_, so_, phi_.data(), rhs_.data(), open_.data(), color);
+    cuda::fill_pressure_halo(exec_, phi_.data());
+  }
+
+  double residual_norm() override {
+    cuda::residual(exec_, so_, phi_.data(), rhs_.data(), open_.data(), partials_.data());
+    return std::sqrt(sum_to_host(exec_, scratch(), partials_.data(), static_cast<int>(partials_.size())));
+  }
+
+  void project() override {
+    cuda::project(exec_, so_, phi_.data(), open_.data(), u_.data(), v_.data());
+    cuda::fill_velocity_halo(exec_, u_.data(), v_.data());
+  }
+
+  Diagnostics diagnostics() override {
+    Diagnostics d;
+    const FluidSums f = fluid_sums(exec_, scratch(), u_.data(), v_.data(), open_.data());
+    d.max_div = f.max_div;
+    d.max_speed = f.max_speed;
+    d.kinetic_energy = f.kinetic_energy;
+    d.fluid_momentum[0] = f.momentum[0];
+    d.fluid_momentum[1] = f.momentum[1];
+    const ParticleSums p = particle_sums(exec_, scratch(), store_.current());
+    d.alive = static_cast<int64_t>(p.alive);
+    d.particle_momentum[0] = p.momentum[0];
+    d.particle_momentum[1] = p.momentum[1];
+    if (d.alive > 0) {
+      d.particle_mean_v[0] = p.velocity[0] / d.alive;
+      d.particle_mean_v[1] = p.velocity[1] / d.alive;
+    }
+    d.counters = read_counters();
+    return d;
+  }
+
+  PhaseTimer& timer() override { return timer_; }
+  void synchronize() override { stream_.synchronize(); }
+
+ private:
+  ReduceScratch scratch() { return {&reduce_ws_, scalars_.data(), host_scalars_.data()}; }
+
+  void copy(DeviceBuffer<real>& dst, const DeviceBuffer<real>& src) {
+    SIM_CUDA_CHECK(cudaMemcpyAsync(dst.data(), src.data(), src.bytes(), cudaMemcpyDeviceToDevice, exec_.stream));
+  }
+
+  ParticleCounters read_counters() {
+    unsigned long long* h = reinterpret_cast<unsigned long long*>(host_scalars_.data());
+    counters_.download(h, kCounterCount, exec_.stream);
+    stream_.synchronize();
+    ParticleCounters c;
+    c.removed = static_cast<int64_t>(h[kRemoved]);
+    c.recycled = static_cast<int64_t>(h[kRecycled]);
+    return c;
+  }
+
+  // Stable sort of the slots by cell (dead slots last), applied to every field.
+  void sort_by_cell() {
+    const int n = static_cast<int>(plan_.capacity);
+    particle_cell_keys(exec_, store_.current(), sort_keys_.data(), sort_slots_.data());
+    const bool alt = radix_sort_pairs(exec_.stream, sort_keys_.data(), sort_keys_alt_.data(), sort_slots_.data(),
+                                      sort_slots_alt_.data(), n, plan_.cell_key_bits, sort_ws_.data(), sort_ws_.bytes());
+    gather_particles(exec_.stream, store_.current(), store_.spare(), alt ? sort_slots_alt_.data() : sort_slots_.data());
+    store_.swap();
+    permuted_ = true;
+  }
+
+  Config cfg_;
+  Grid g_;
+  DeviceInfo dev_;
+  StencilOpts so_;
+  MemoryPlan plan_;
+  Stream stream_;
+  Exec exec_;
+  EventTimer timer_;
+  Constants k_{};
+  InjectionC inj_{};
+  DeviceBuffer<Constants> k_dev_;
+  DeviceBuffer<real> u_, v_, uh_, vh_, us_, vs_, fu_, fv_, phi_, phi2_, rhs_, open_;
+  DeviceBuffer<double> partials_, scalars_;
+  PinnedBuffer<double> host_scalars_{8};
+  DeviceBuffer<unsigned char> reduce_ws_, sort_ws_, deposit_ws_;
+  DeviceBuffer<unsigned long long> counters_;
+  ParticleStore store_;
+  DeviceBuffer<uint32_t> sort_keys_, sort_keys_alt_, sort_slots_, sort_slots_alt_;
+  DeviceBuffer<uint32_t> pair_keys_, pair_keys_alt_, unique_keys_;
+  DeviceBuffer<real> pair_values_, pair_values_alt_, pair_sums_;
+  DeviceBuffer<int> run_count_;
+  VelocityTextures textures_;
+  bool permuted_ = false;  // slots out of canonical order since the last upload
+  int64_t particle_steps_ = 0;
+};
+
+}  // namespace
+}  // namespace cuda
+
+std::unique_ptr<Backend> make_cuda_backend(const Config& cfg, const Grid& grid) {
+  const cuda::DeviceInfo dev = cuda::query_device();
+  const cuda::StencilOpts so =
+      cuda::make_stencil_opts(cfg.stencil, cfg.block_x, cfg.block_y, !cfg.obstacles.empty());
+  const cuda::MemoryPlan plan = cuda::plan_memory(cfg, grid, so);
+  cuda::require_free_memory(plan.total(), "this case (" + plan.breakdown() + ")", dev);
+  if (grid.size() >= static_cast<size_t>(INT_MAX))
+    throw std::runtime_error("cuda: a " + std::to_string(grid.nx) + " x " + std::to_string(grid.ny) +
+                             " grid exceeds the backend's 32-bit indexing (pitch x rows < 2^31)");
+  return std::make_unique<cuda::CudaBackend>(cfg, grid, dev, so, plan);
+}
+
+}  // namespace sim

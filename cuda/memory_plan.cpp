@@ -1,0 +1,67 @@
+#include "cuda/memory_plan.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <stdexcept>
+
+#include "cuda/particle_store.hpp"
+
+namespace sim::cuda {
+
+namespace {
+// u v, two RK2 stages of each, forces fu fv, phi and its Jacobi twin, rhs, open.
+constexpr int kGridArrays = 12;
+// CUB's single-pass reductions need a few KiB; room for the diagnostics' structs.
+constexpr size_t kReduceWorkspace = 1 << 20;
+}  // namespace
+
+int key_bits(uint64_t max_key) {
+  int b = 0;
+  while (max_key != 0) {
+    ++b;
+    max_key >>= 1;
+  }
+  return b > 0 ? b : 1;
+}
+
+std::string MemoryPlan::breakdown() const {
+  return "grid fields " + format_bytes(fields) + ", particles " + format_bytes(particles) + ", sorting " +
+         format_bytes(sorting) + ", deposit " + format_bytes(deposit) + ", reductions " + format_bytes(reductions);
+}
+
+MemoryPlan plan_memory(const Config& cfg, const Grid& g, const StencilOpts& o) {
+  MemoryPlan p;
+  p.fields = kGridArrays * g.size() * sizeof(real) + sizeof(Constants);
+  const Exec e{nullptr, ConstantsIn::constant, nullptr, g.nx, g.ny};
+  p.reductions = static_cast<size_t>(cell_blocks(e, o)) * sizeof(double) + kReduceWorkspace;
+
+  p.capacity = cfg.particle_capacity();
+  p.sorts = cfg.sort_every > 0 && p.capacity > 0;
+  p.sorted_deposit = cfg.two_way && cfg.deposit == Deposit::sorted && p.capacity > 0;
+  p.pairs = p.sorted_deposit ? 8 * p.capacity : 0;
+  p.particles = ParticleStore::bytes(cfg.layout, p.capacity, p.sorts) + 2 * sizeof(unsigned long long);
+
+  p.cell_key_bits = key_bits(static_cast<uint64_t>(g.nx) * static_cast<uint64_t>(g.ny));  // dead slots: nx * ny
+  // a grid past INT_MAX points is refused by the backend after the memory check
+  p.deposit_sentinel = deposit_key(static_cast<int>(std::min<size_t>(g.size(), INT_MAX)), 0);
+  p.deposit_key_bits = key_bits(p.deposit_sentinel);
+  // Counts past 32-bit ints (kernel indices, CUB item counts) are out of
+  // range only for cases far beyond any single GPU's memory, except the grid:
+  // check the grid after the memory, so an oversized case reports its bytes.
+  if (p.capacity >= INT_MAX || p.pairs >= INT_MAX)
+    throw std::runtime_error("cuda: " + std::to_string(p.capacity) +
+                             " particle slots exceed the backend's 32-bit indexing (at most 268435455 with "
+                             "gpu.deposit = sorted, 2147483646 otherwise)");
+  if (p.sorts) {
+    p.sort_workspace = radix_sort_workspace_bytes(static_cast<int>(p.capacity), p.cell_key_bits);
+    p.sorting = 4 * static_cast<size_t>(p.capacity) * sizeof(uint32_t) + p.sort_workspace;
+  }
+  if (p.sorted_deposit) {
+    p.deposit_workspace = deposit_workspace_bytes(static_cast<int>(p.pairs), p.deposit_key_bits);
+    p.deposit = 3 * static_cast<size_t>(p.pairs) * (sizeof(uint32_t) + sizeof(real)) + sizeof(int) +
+                p.deposit_workspace;
+  }
+  return p;
+}
+
+}  // namespace sim::cuda

@@ -1,0 +1,35 @@
+// Device memory a case needs, computed before anything is allocated so an
+// oversized case fails with one message instead of halfway through setup.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "cuda/kernels.hpp"
+#include "sim/config.hpp"
+#include "sim/grid.hpp"
+
+namespace sim::cuda {
+
+// Bits of the largest radix-sort key, at least 1.
+int key_bits(uint64_t max_key);
+
+struct MemoryPlan {
+  // what the run needs
+  int64_t capacity = 0;
+  bool sorts = false;           // gpu.sort_every > 0: a second particle bank and sort keys
+  bool sorted_deposit = false;  // two-way with gpu.deposit = sorted: 8 pairs per slot
+  int64_t pairs = 0;
+  int cell_key_bits = 1, deposit_key_bits = 1;
+  uint32_t deposit_sentinel = 0;
+  size_t sort_workspace = 0, deposit_workspace = 0;
+  // bytes by use
+  size_t fields = 0, reductions = 0, particles = 0, sorting = 0, deposit = 0;
+  size_t total() const { return fields + reductions + particles + sorting + deposit; }
+  std::string breakdown() const;  // "fields X, particles Y, ..."
+};
+
+// Throws when a count exceeds the 32-bit indexing of the kernels.
+MemoryPlan plan_memory(const Config& cfg, const Grid& g, const StencilOpts& o);
+
+}  // namespace sim::cuda

@@ -1,0 +1,90 @@
+#include "cuda/particle_store.hpp"
+
+#include <stdexcept>
+#include <vector>
+
+namespace sim::cuda {
+
+size_t ParticleStore::bytes(Layout, int64_t capacity, bool two_banks) {
+  // AoS records and the SoA fields are both 28 bytes a particle.
+  return static_cast<size_t>(capacity) * sizeof(Particle) * (two_banks ? 2 : 1);
+}
+
+ParticleStore::ParticleStore(Layout layout, int64_t capacity, bool two_banks)
+    : layout_(layout), capacity_(capacity), two_banks_(two_banks) {
+  allocate(banks_[0]);
+  if (two_banks_) allocate(banks_[1]);
+}
+
+void ParticleStore::allocate(Bank& b) {
+  const size_t n = static_cast<size_t>(capacity_);
+  if (layout_ == Layout::aos) {
+    b.aos.allocate(n, "particles (AoS)");
+    return;
+  }
+  for (DeviceBuffer<real>* f : {&b.x, &b.y, &b.vx, &b.vy, &b.d}) f->allocate(n, "particles (SoA)");
+  b.id.allocate(n, "particle ids");
+  b.alive.allocate(n, "particle flags");
+}
+
+DeviceParticles ParticleStore::view(int bank) {
+  Bank& b = banks_[bank];
+  DeviceParticles p;
+  p.layout = layout_;
+  p.aos = ParticlesAoSView{b.aos.data(), layout_ == Layout::aos ? capacity_ : 0};
+  p.soa = ParticlesSoAView{b.x.data(),  b.y.data(),  b.vx.data(),    b.vy.data(), b.d.data(),
+                           b.id.data(), b.alive.data(), layout_ == Layout::soa ? capacity_ : 0};
+  return p;
+}
+
+void ParticleStore::upload(const HostParticles& h, cudaStream_t s) {
+  if (static_cast<int64_t>(h.size()) != capacity_)
+    throw std::runtime_error("cuda: state has " + std::to_string(h.size()) + " particle slots, the backend " +
+                             std::to_string(capacity_));
+  cur_ = 0;
+  const size_t n = h.size();
+  Bank& b = banks_[0];
+  if (layout_ == Layout::aos) {
+    const std::vector<Particle> a = to_aos(h);
+    b.aos.upload(a.data(), n, s);
+    SIM_CUDA_CHECK(cudaStreamSynchronize(s));
+    return;
+  }
+  b.x.upload(h.x.data(), n, s);
+  b.y.upload(h.y.data(), n, s);
+  b.vx.upload(h.vx.data(), n, s);
+  b.vy.upload(h.vy.data(), n, s);
+  b.d.upload(h.d.data(), n, s);
+  b.id.upload(h.id.data(), n, s);
+  b.alive.upload(h.alive.data(), n, s);
+  SIM_CUDA_CHECK(cudaStreamSynchronize(s));
+}
+
+void ParticleStore::download(HostParticles& h, bool permuted, cudaStream_t s) {
+  int bank = cur_;
+  if (permuted) {
+    if (!two_banks_) throw std::logic_error("cuda: permuted particles without a spare bank");
+    scatter_to_canonical(s, current(), spare());
+    bank = 1 - cur_;
+  }
+  const size_t n = static_cast<size_t>(capacity_);
+  const Bank& b = banks_[bank];
+  if (layout_ == Layout::aos) {
+    std::vector<Particle> a(n);
+    b.aos.download(a.data(), n, s);
+    SIM_CUDA_CHECK(cudaStreamSynchronize(s));
+    from_aos(a, h);
+    return;
+  }
+  h.resize(n);
+  b.x.download(h.x.data(), n, s);
+  b.y.download(h.y.data(), n, s);
+  b.vx.download(h.vx.data(), n, s);
+  b.vy.download(h.vy.data(), n, s);
+  b.d.download(h.d.data(), n, s);
+  b.id.download(h.id.data(), n, s);
+  b.alive.download(h.alive.data(), n, s);
+  SIM_CUDA_CHECK(cudaStreamSynchronize(s));
+}
+
+}  // namespace sim::cuda

@@ -1,0 +1,47 @@
+// Particles on the device in the run's layout (AoS records or one array per
+// field), plus an optional second bank that sorting gathers into and that
+// downloads scatter into to restore the canonical slot order.
+#pragma once
+#include <cstdint>
+
+#include "cuda/device_buffer.hpp"
+#include "cuda/kernels.hpp"
+#include "sim/particles.hpp"
+
+namespace sim::cuda {
+
+class ParticleStore {
+ public:
+  // Bytes the store will allocate: capacity slots per bank.
+  static size_t bytes(Layout layout, int64_t capacity, bool two_banks);
+
+  ParticleStore(Layout layout, int64_t capacity, bool two_banks);
+
+  DeviceParticles current() { return view(cur_); }
+  DeviceParticles spare() { return view(1 - cur_); }
+  bool has_spare() const { return two_banks_; }
+  void swap() { cur_ = 1 - cur_; }  // after a gather into spare()
+  int64_t capacity() const { return capacity_; }
+
+  // Both synchronise the stream (the host vectors are pageable). `permuted`:
+  // the slots may be out of canonical order (a sort ran since upload).
+  void upload(const HostParticles& h, cudaStream_t s);
+  void download(HostParticles& h, bool permuted, cudaStream_t s);
+
+ private:
+  struct Bank {
+    DeviceBuffer<Particle> aos;
+    DeviceBuffer<real> x, y, vx, vy, d;
+    DeviceBuffer<uint32_t> id, alive;
+  };
+  void allocate(Bank& b);
+  DeviceParticles view(int bank);
+
+  Layout layout_;
+  int64_t capacity_;
+  bool two_banks_;
+  Bank banks_[2];
+  int cur_ = 0;
+};
+
+}  // namespace sim::cuda

@@ -1,0 +1,209 @@
+// The strategy matrix: every variant steps the same initial state on a
+// fresh backend, W untimed steps then N timed ones; the phases come from
+// the backend's PhaseTimer (CUDA events or a steady clock), the total from
+// a steady clock between two synchronize() calls.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <ostream>
+
+#include "sim/bench.hpp"
+#include "sim/simulation.hpp"
+#include "sim/traffic.hpp"
+
+namespace sim {
+namespace {
+
+template <class E>
+std::vector<E> all_or(const std::vector<E>& given) {
+  if (!given.empty()) return given;
+  std::vector<E> all;
+  for (const auto& [v, name] : enum_names<E>()) all.push_back(v);
+  return all;
+}
+
+// An axis that cannot change the result on this backend or case: one value,
+// the config's own.
+template <class E>
+std::vector<E> axis(const std::vector<E>& given, bool varies, E config_value, const char* name, const char* why,
+                    std::vector<std::string>* notes) {
+  const std::vector<E> values = all_or(given);
+  if (varies) return values;
+  if (notes && values.size() > 1)
+    notes->push_back(std::string(name) + " fixed at " + std::string(to_string(config_value)) + " (" + why + ")");
+  return {config_value};
+}
+
+double ms_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+struct PhaseOf {
+  Phase phase;
+  const char* key;
+  traffic::Cost traffic::StepCost::*cost;
+};
+const PhaseOf kPhases[] = {{Phase::particles, "particles", &traffic::StepCost::particles},
+                           {Phase::advect, "advect", &traffic::StepCost::advect},
+                           {Phase::diffuse, "diffuse", &traffic::StepCost::diffuse},
+                           {Phase::pressure, "pressure", &traffic::StepCost::pressure},
+                           {Phase::project, "project", &traffic::StepCost::project}};
+
+// Residual evaluations of one solve (sim/pressure.cpp): none for a zero
+// right-hand side, else one before the first sweep and one per batch of
+// check_every sweeps.
+double residual_checks(const PressureStats& p, int check_every) {
+  if (p.iterations == 0 && p.residual == 0.0) return 0;
+  const int every = std::max(check_every, 1);
+  return 1.0 + (p.iterations + every - 1) / every;
+}
+
+void describe(BenchRow& row, const Config& v, bool cuda) {
+  row.set("variant", variant_name(v, cuda));
+  row.set("layout", std::string(to_string(v.layout)));
+  row.set("stencil", std::string(to_string(v.stencil)));
+  row.set("constants", std::string(to_string(v.constants)));
+  row.set("sampling", std::string(to_string(v.sampling)));
+  row.set("deposit", std::string(to_string(v.deposit)));
+  row.set("pressure_solver", std::string(to_string(v.solver)));
+}
+
+// Steps one variant and fills its row; throws what the backend throws.
+void measure(const Config& v, const SimState& state, const BenchOptions& opts, bool cuda, double ceiling_gbps,
+             BenchRow& row, std::string& device) {
+  std::unique_ptr<Backend> backend = make_backend(v, state.grid, nullptr);
+  if (device.empty()) device = backend->name();
+  row.set("backend", backend->name());
+  Simulation sim(v, std::move(backend), state);
+  for (int64_t s = 0; s < opts.warmup; ++s) sim.step();
+  const Diagnostics d = sim.diagnostics();  // alive slots, for the byte count
+  Backend& b = sim.backend();
+  b.synchronize();
+  b.timer().reset();
+  double sweeps = 0, residuals = 0;
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int64_t s = 0; s < opts.steps; ++s) {
+    const StepInfo info = sim.step();
+    sweeps += info.pressure.iterations;
+    residuals += residual_checks(info.pressure, v.check_every);
+  }
+  b.synchronize();
+  const double steps = static_cast<double>(std::max<int64_t>(opts.steps, 1));
+  const double total_ms = ms_since(t0) / steps;
+  const auto phase_ms = b.timer().totals_ms();
+
+  // Bytes at the per-step mean counts. The CPU deposit is a serial loop,
+  // counted at the minimum any deposit moves (the atomic figure).
+  Config model = v;
+  if (!cuda) model.deposit = Deposit::atomic;
+  traffic::StepCounts n;
+  n.alive = static_cast<double>(d.alive);
+  n.dead = static_cast<double>(std::max<int64_t>(v.particle_capacity() - d.alive, 0));
+  n.sweeps = sweeps / steps;
+  n.residuals = residuals / steps;
+  const traffic::StepCost cost = traffic::step_cost(model, state.grid, n);
+
+  row.set("steps", static_cast<double>(opts.steps));
+  row.set("iterations_per_step", n.sweeps);
+  double phases_ms = 0;
+  for (const PhaseOf& p : kPhases) {
+    const double ms = phase_ms[static_cast<int>(p.phase)] / steps;
+    phases_ms += ms;
+    const traffic::Cost c = cost.*(p.cost);
+    row.set(std::string(p.key) + "_ms", ms);
+    row.set(std::string(p.key) + "_gbps", ms > 0 ? c.bytes / (ms * 1e6) : std::nan(""));
+  }
+  // dt from the velocity (a reduction read back), host work and launch gaps between phases
+  row.set("other_ms", std::max(total_ms - phases_ms, 0.0));
+  row.set("total_ms", total_ms);
+  const traffic::Cost all = cost.total();
+  row.set("bytes_per_step", all.bytes);
+  row.set("flops_per_step", all.flops);
+  const double gbps = all.bytes / (total_ms * 1e6);
+  row.set("gbps", gbps);
+  row.set("copy_pct", ceiling_gbps > 0 ? 100.0 * gbps / ceiling_gbps : std::nan(""));
+}
+
+}  // namespace
+
+std::string variant_name(const Config& c, bool cuda) {
+  std::string s(to_string(c.layout));
+  if (cuda)
+    for (std::string_view part : {to_string(c.stencil), to_string(c.constants), to_string(c.sampling), to_string(c.deposit)})
+      s += "/" + std::string(part);
+  return s + "/" + std::string(to_string(c.solver));
+}
+
+std::vector<Config> bench_variants(const Config& cfg, const BenchOptions& o, bool cuda, std::vector<std::string>* notes) {
+  const bool particles = cfg.particle_capacity() > 0;
+  const char* cpu = "the CPU backend has one implementation";
+  const char* none = "the case has no particles";
+  const auto layouts = axis(o.layouts, particles, cfg.layout, "layout", none, notes);
+  const auto stencils = axis(o.stencils, cuda, cfg.stencil, "stencil", cpu, notes);
+  const auto constants = axis(o.constants, cuda, cfg.constants, "constants", cpu, notes);
+  const auto samplings = axis(o.samplings, cuda && particles, cfg.sampling, "sampling", cuda ? none : cpu, notes);
+  const auto deposits = axis(o.deposits, cuda && particles && cfg.two_way, cfg.deposit, "deposit",
+                             !cuda ? cpu : (particles ? "particles.two_way = false" : none), notes);
+  const auto solvers = all_or(o.solvers);
+  std::vector<Config> out;
+  for (Layout l : layouts)
+    for (Stencil st : stencils)
+      for (ConstantsIn k : constants)
+        for (Sampling sa : samplings)
+          for (Deposit de : deposits)
+            for (PressureSolverKind so : solvers) {
+              Config v = cfg;
+              v.layout = l;
+              v.stencil = st;
+              v.constants = k;
+              v.sampling = sa;
+              v.deposit = de;
+              v.solver = so;
+              out.push_back(v);
+            }
+  return out;
+}
+
+BenchReport run_matrix(const Config& cfg, const BenchOptions& opts, bool cuda, double ceiling_gbps, std::ostream& log) {
+  BenchReport r;
+  r.suite = "matrix";
+  r.config = cfg.source;
+  r.backend = cuda ? "cuda" : "cpu";
+  r.steps = opts.steps;
+  r.warmup = opts.warmup;
+  r.columns = matrix_columns();
+  const std::vector<Config> variants = bench_variants(cfg, opts, cuda, &r.notes);
+  log << "matrix: " << variants.size() << " variants x (" << opts.warmup << " warm-up + " << opts.steps
+      << " timed steps) on " << cfg.nx << " x " << cfg.ny << " cells, " << cfg.particle_capacity() << " particle slots\n";
+  const SimState state = make_initial_state(cfg);  // once: every variant starts from it
+  for (size_t k = 0; k < variants.size(); ++k) {
+    BenchRow row;
+    describe(row, variants[k], cuda);
+    row.set("backend", r.backend);
+    if (opts.max_seconds > 0 && bench_clock_s() > opts.max_seconds) {
+      row.set("error", "skipped: --max-seconds reached");
+    } else {
+      log << "[" << k + 1 << "/" << variants.size() << "] " << variant_name(variants[k], cuda) << std::flush;
+      try {
+        measure(variants[k], state, opts, cuda, ceiling_gbps, row, r.device);
+        log << ": " << row.number("total_ms") << " ms/step\n";
+      } catch (const std::exception& e) {
+        row.set("error", std::string("failed: ") + e.what());
+        log << ": failed: " << e.what() << "\n";
+      }
+    }
+    r.rows.push_back(std::move(row));
+  }
+  double slowest = 0;
+  for (const BenchRow& row : r.rows)
+    if (std::isfinite(row.number("total_ms"))) slowest = std::max(slowest, row.number("total_ms"));
+  for (BenchRow& row : r.rows)
+    if (std::isfinite(row.number("total_ms"))) row.set("relative_speed", slowest / row.number("total_ms"));
+  const size_t skipped = std::count_if(r.rows.begin(), r.rows.end(),
+                                       [](const BenchRow& x) { return x.text("error").rfind("skipped", 0) == 0; });
+  if (skipped > 0) r.notes.push_back(std::to_string(skipped) + " variants skipped: --max-seconds reached");
+  if (r.device.empty()) r.device = r.backend;
+  return r;
+}
+
+}  // namespace sim

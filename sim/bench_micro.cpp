@@ -1,0 +1,293 @@
+// Micro-benchmarks of single primitives, on cases built for them: the
+// pressure sweeps on an n x n periodic grid without obstacles (12 B/cell for
+// Jacobi), and the particle step of N particles on a small periodic grid
+// (one-way, no injection), for every memory strategy that applies.
+// Each figure is the median over trials of R back-to-back calls between two
+// synchronize() calls, R chosen so that a trial lasts about 10 ms.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <ostream>
+
+#include "sim/bench.hpp"
+#include "sim/random.hpp"
+#include "sim/simulation.hpp"
+#include "sim/stability.hpp"
+#include "sim/state.hpp"
+#include "sim/traffic.hpp"
+
+namespace sim {
+namespace {
+
+constexpr double kTrialMs = 10;
+constexpr int kTrials = 5;
+constexpr int kParticleGrid = 512;  // u and v: 2 MB, resident in any L2 of interest
+constexpr double kFlowSpeed = 0.1;  // Taylor-Green amplitude the particles move in [m/s]
+
+template <class E>
+std::vector<E> all_or(const std::vector<E>& given) {
+  if (!given.empty()) return given;
+  std::vector<E> all;
+  for (const auto& [v, name] : enum_names<E>()) all.push_back(v);
+  return all;
+}
+
+// The timed configuration's step: cfl * min(viscous, advective at speed u) capped by dt_max.
+double micro_dt(const Config& c, double speed) {
+  if (c.dt > 0) return c.dt;
+  const double lim = std::min(viscous_dt_limit(c.viscosity, c.dx(), c.dy()), advective_dt_limit(speed, speed, c.dx(), c.dy()));
+  return std::min(c.cfl * lim, c.dt_max);
+}
+
+// A unit periodic square of n x n cells with nothing in it but fluid.
+Config periodic_case(const Config& cfg, int n) {
+  Config c = cfg;
+  c.nx = c.ny = n;
+  c.lx = c.ly = 1.0;
+  for (BoundarySide* s : {&c.left, &c.right, &c.bottom, &c.top}) *s = BoundarySide{BoundaryKind::periodic, 0.0};
+  c.obstacles.clear();
+  c.regions.clear();
+  c.inject = ParticleInjection{};
+  c.capacity = 0;
+  c.two_way = false;
+  c.sort_every = 0;
+  c.initial = InitialFlow::rest;
+  c.dt = 0;
+  return c;
+}
+
+// Random face velocities and pressure in [-1, 1]: never time on zeros.
+void randomize(SimState& s, uint64_t seed) {
+  const Grid& g = s.grid;
+#pragma omp parallel for schedule(static)
+  for (int j = 0; j <= g.ny; ++j)
+    for (int i = 0; i <= g.nx; ++i) {
+      const uint64_t c = static_cast<uint64_t>(g.idx(i, j));
+      s.u[c] = static_cast<real>(2 * uniform01(seed, c, 0) - 1);
+      s.v[c] = static_cast<real>(2 * uniform01(seed, c, 1) - 1);
+      s.phi[c] = static_cast<real>(2 * uniform01(seed, c, 2) - 1);
+    }
+}
+
+bool out_of_time(const BenchOptions& o) { return o.max_seconds > 0 && bench_clock_s() > o.max_seconds; }
+
+struct Timing {
+  double ms = 0;
+  int64_t repeats = 0;
+};
+
+template <class Op>
+Timing time_op(Backend& b, int64_t warmup, int64_t min_repeats, Op op) {
+  using Clock = std::chrono::steady_clock;
+  auto ms_since = [](Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); };
+  for (int64_t k = 0; k < warmup; ++k) op();
+  b.synchronize();
+  auto t0 = Clock::now();
+  op();
+  b.synchronize();
+  const double once = std::max(ms_since(t0), 1e-4);
+  Timing t;
+  t.repeats = std::clamp<int64_t>(static_cast<int64_t>(std::ceil(kTrialMs / once)), std::max<int64_t>(min_repeats, 1), 1000000);
+  std::vector<double> trial;
+  for (int k = 0; k < kTrials; ++k) {
+    t0 = Clock::now();
+    for (int64_t r = 0; r < t.repeats; ++r) op();
+    b.synchronize();
+    trial.push_back(ms_since(t0) / static_cast<double>(t.repeats));
+  }
+  std::sort(trial.begin(), trial.end());
+  t.ms = trial[kTrials / 2];
+  return t;
+}
+
+std::string count_text(int64_t n) {
+  if (n % (1 << 20) == 0) return std::to_string(n >> 20) + "M";
+  if (n % 1000000 == 0) return std::to_string(n / 1000000) + "e6";
+  return std::to_string(n);
+}
+
+struct Context {
+  const BenchOptions& opts;
+  bool cuda;
+  double ceiling_gbps;
+  std::ostream& log;
+  BenchReport& report;
+};
+
+// Times `op` into `row`, or records why not.
+template <class Op>
+void measure(Context& x, BenchRow row, Backend* b, double items, double bytes_per_item, Op op) {
+  const std::string what = row.text("benchmark") + " " + row.text("size_text") + " " + row.text("variant");
+  if (out_of_time(x.opts)) {
+    row.set("error", "skipped: --max-seconds reached");
+  } else if (b == nullptr) {
+    row.set("error", "skipped: the backend could not be made");
+  } else {
+    x.log << what << std::flush;
+    try {
+      const Timing t = time_op(*b, x.opts.warmup, x.opts.steps, op);
+      const double gbps = items * bytes_per_item / (t.ms * 1e6);
+      row.set("repeats", static_cast<double>(t.repeats));
+      row.set("ms_per_op", t.ms);
+      row.set("gitems_per_s", items / (t.ms * 1e6));
+      row.set("bytes_per_item", bytes_per_item);
+      row.set("gbps", gbps);
+      row.set("copy_pct", x.ceiling_gbps > 0 ? 100 * gbps / x.ceiling_gbps : std::nan(""));
+      x.log << ": " << t.ms << " ms\n";
+    } catch (const std::exception& e) {
+      row.set("error", std::string("failed: ") + e.what());
+      x.log << ": failed: " << e.what() << "\n";
+    }
+  }
+  x.report.rows.push_back(std::move(row));
+}
+
+std::unique_ptr<Backend> fresh_backend(Context& x, const Config& c, const SimState& s, double dt, std::string& error) {
+  try {
+    std::unique_ptr<Backend> b = make_backend(c, s.grid, nullptr);
+    Constants k = make_constants(c, s.grid);
+    k.dt = static_cast<real>(dt);
+    b->set_constants(k);
+    b->upload(s);
+    b->fill_velocity_halo();
+    if (x.report.device.empty()) x.report.device = b->name();
+    return b;
+  } catch (const std::exception& e) {
+    error = std::string("failed: ") + e.what();
+    x.log << "backend for " << variant_name(c, x.cuda) << ": " << error << "\n";
+    return nullptr;
+  }
+}
+
+void sweeps(Context& x, const Config& cfg, int n) {
+  const Config base = periodic_case(cfg, n);
+  std::unique_ptr<SimState> s;  // built for the first variant that runs (16384^2: 4.3 GB)
+  const double dt = micro_dt(base, 1.0);
+  const double cells = static_cast<double>(n) * n;
+  const auto stencils = x.cuda ? all_or(x.opts.stencils) : std::vector<Stencil>{cfg.stencil};
+  const auto constants = x.cuda ? all_or(x.opts.constants) : std::vector<ConstantsIn>{cfg.constants};
+  for (Stencil st : stencils)
+    for (ConstantsIn k : constants) {
+      Config c = base;
+      c.stencil = st;
+      c.constants = k;
+      std::string error;
+      std::unique_ptr<Backend> b;
+      if (!out_of_time(x.opts)) {
+        if (!s) {
+          s = std::make_unique<SimState>(make_initial_state(base));
+          randomize(*s, cfg.seed);
+        }
+        b = fresh_backend(x, c, *s, dt, error);
+        if (b) {
+          b->compute_rhs();  // rhs = div(u)/dt of the random velocity
+          b->fill_pressure_halo();
+        }
+      }
+      for (PressureSolverKind solver : all_or(x.opts.solvers)) {
+        BenchRow row;
+        const bool jacobi = solver == PressureSolverKind::jacobi;
+        row.set("benchmark", jacobi ? "jacobi_sweep" : "sor_sweep");
+        row.set("size", static_cast<double>(n));
+        row.set("size_text", std::to_string(n) + "^2");
+        row.set("items", "cells");
+        row.set("variant", x.cuda ? std::string(to_string(st)) + "/" + std::string(to_string(k)) : std::string("cpu"));
+        row.set("backend", b ? b->name() : x.report.backend);
+        row.set("stencil", std::string(to_string(st)));
+        row.set("constants", std::string(to_string(k)));
+        if (!error.empty()) row.set("error", error);
+        const double bytes = (jacobi ? traffic::jacobi_sweep(1) : traffic::sor_sweep(1)).bytes;
+        Backend* bp = b.get();
+        if (!error.empty()) {
+          x.report.rows.push_back(std::move(row));
+        } else if (jacobi) {
+          measure(x, row, bp, cells, bytes, [bp] { bp->jacobi_sweep(); });
+        } else {
+          measure(x, row, bp, cells, bytes, [bp] {
+            bp->sor_sweep(0);
+            bp->sor_sweep(1);
+          });
+        }
+      }
+    }
+}
+
+void particle_steps(Context& x, const Config& cfg, int grid_n, int64_t count) {
+  Config base = periodic_case(cfg, grid_n);
+  base.initial = InitialFlow::taylor_green;
+  base.initial_u = kFlowSpeed;
+  ParticleRegion region;
+  region.x1 = region.y1 = 1.0;
+  region.count = count;
+  if (!cfg.regions.empty()) {
+    region.diameter_min = cfg.regions[0].diameter_min;
+    region.diameter_max = cfg.regions[0].diameter_max;
+  }
+  base.regions = {region};
+  std::unique_ptr<SimState> s;  // built for the first variant that runs (64M: 1.8 GB)
+  const double dt = micro_dt(base, kFlowSpeed);
+  const auto layouts = all_or(x.opts.layouts);
+  const auto samplings = x.cuda ? all_or(x.opts.samplings) : std::vector<Sampling>{cfg.sampling};
+  const auto constants = x.cuda ? all_or(x.opts.constants) : std::vector<ConstantsIn>{cfg.constants};
+  const Grid g = Grid::make(base.nx, base.ny, base.lx, base.ly);
+  for (Layout l : layouts)
+    for (Sampling sa : samplings)
+      for (ConstantsIn k : constants) {
+        Config c = base;
+        c.layout = l;
+        c.sampling = sa;
+        c.constants = k;
+        BenchRow row;
+        row.set("benchmark", "particle_step");
+        row.set("size", static_cast<double>(count));
+        row.set("size_text", count_text(count));
+        row.set("items", "particles");
+        row.set("variant", x.cuda ? std::string(to_string(l)) + "/" + std::string(to_string(sa)) + "/" +
+                                        std::string(to_string(k))
+                                  : std::string(to_string(l)));
+        row.set("layout", std::string(to_string(l)));
+        row.set("sampling", std::string(to_string(sa)));
+        row.set("constants", std::string(to_string(k)));
+        row.set("backend", x.report.backend);
+        std::string error;
+        std::unique_ptr<Backend> b;
+        if (!out_of_time(x.opts)) {
+          if (!s) s = std::make_unique<SimState>(make_initial_state(base));
+          b = fresh_backend(x, c, *s, dt, error);
+        }
+        if (b) row.set("backend", b->name());
+        if (!error.empty()) {
+          row.set("error", error);
+          x.report.rows.push_back(std::move(row));
+          continue;
+        }
+        const double n = static_cast<double>(count);
+        const double bytes = (traffic::particle_step(n, 0, l, false) + traffic::fluid_sample(traffic::faces(g))).bytes / n;
+        Backend* bp = b.get();
+        measure(x, row, bp, n, bytes, [bp] { bp->step_particles(0, 0); });
+      }
+}
+
+}  // namespace
+
+BenchReport run_micro(const Config& cfg, const BenchOptions& opts, bool cuda, double ceiling_gbps, std::ostream& log) {
+  BenchReport r;
+  r.suite = "micro";
+  r.config = cfg.source;
+  r.backend = cuda ? "cuda" : "cpu";
+  r.steps = opts.steps;
+  r.warmup = opts.warmup;
+  r.columns = micro_columns();
+  Context x{opts, cuda, ceiling_gbps, log, r};
+  const std::vector<int> sizes = opts.micro_sizes.empty() ? std::vector<int>{2048, 8192, 16384} : opts.micro_sizes;
+  const std::vector<int64_t> counts =
+      opts.micro_particles.empty() ? std::vector<int64_t>{int64_t(16) << 20, int64_t(64) << 20} : opts.micro_particles;
+  if (!cuda) r.notes.push_back("stencil, constants and sampling fixed at the config's values (the CPU backend has one implementation)");
+  for (int n : sizes) sweeps(x, cfg, n);
+  const int grid_n = std::min(kParticleGrid, *std::min_element(sizes.begin(), sizes.end()));
+  for (int64_t count : counts) particle_steps(x, cfg, grid_n, count);
+  if (r.device.empty()) r.device = r.backend;
+  return r;
+}
+
+}  // namespace sim

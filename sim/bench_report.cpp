@@ -1,0 +1,184 @@
+// The benchmark's three outputs from one BenchReport: the terminal table,
+// CSV (one row per variant, the documented header) and JSON.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <ostream>
+
+#include "sim/bench.hpp"
+
+namespace sim {
+namespace {
+
+std::string number_text(double v, const char* fmt = "%.9g") {
+  if (!std::isfinite(v)) return "";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, fmt, v);
+  return buf;
+}
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string q = "\"";
+  for (char c : s) {
+    if (c == '"') q += '"';
+    q += c;
+  }
+  return q + "\"";
+}
+
+std::string json_string(const std::string& s) {
+  std::string q = "\"";
+  for (unsigned char c : s) {
+    switch (c) {
+      case '"': q += "\\\""; break;
+      case '\\': q += "\\\\"; break;
+      case '\n': q += "\\n"; break;
+      case '\r': q += "\\r"; break;
+      case '\t': q += "\\t"; break;
+      default:
+        if (c < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\u%04x", c);
+          q += buf;
+        } else {
+          q += static_cast<char>(c);
+        }
+    }
+  }
+  return q + "\"";
+}
+
+std::string json_value(const BenchValue& v) {
+  if (v.is_text) return json_string(v.text);
+  const std::string n = number_text(v.number, "%.10g");
+  return n.empty() ? "null" : n;
+}
+
+// A table column: header, width, and how a row shows in it.
+struct Col {
+  std::string head;
+  int width;
+  std::string (*show)(const BenchRow&, const std::string&);
+  std::string key;
+  const char* fmt;
+};
+
+std::string show_text(const BenchRow& r, const std::string& key) { return r.text(key); }
+
+void print_rows(std::ostream& os, const BenchReport& rep, const std::vector<Col>& cols) {
+  std::vector<int> w;
+  for (const Col& c : cols) {
+    int width = std::max<int>(c.width, static_cast<int>(c.head.size()));
+    if (c.show != nullptr)
+      for (const BenchRow& r : rep.rows) width = std::max<int>(width, static_cast<int>(c.show(r, c.key).size()));
+    w.push_back(width);
+  }
+  auto cell = [&](size_t i, const std::string& s) {
+    const bool left = cols[i].show != nullptr;  // text left, numbers right
+    const std::string pad(static_cast<size_t>(std::max<int>(0, w[i] - static_cast<int>(s.size()))), ' ');
+    os << (i ? "  " : "") << (left ? s + pad : pad + s);
+  };
+  for (size_t i = 0; i < cols.size(); ++i) cell(i, cols[i].head);
+  os << "\n";
+  for (const BenchRow& r : rep.rows) {
+    const std::string error = r.text("error");
+    for (size_t i = 0; i < cols.size(); ++i) {
+      if (cols[i].show != nullptr) cell(i, cols[i].show(r, cols[i].key));
+      else cell(i, error.empty() ? number_text(r.number(cols[i].key), cols[i].fmt) : "");
+    }
+    if (!error.empty()) os << "  " << error;
+    os << "\n";
+  }
+}
+
+}  // namespace
+
+const std::vector<std::string>& matrix_columns() {
+  static const std::vector<std::string> c = {
+      "variant", "backend", "layout", "stencil", "constants", "sampling", "deposit", "pressure_solver",
+      "steps", "iterations_per_step",
+      "particles_ms", "advect_ms", "diffuse_ms", "pressure_ms", "project_ms", "other_ms", "total_ms",
+      "bytes_per_step", "flops_per_step", "gbps", "copy_pct", "relative_speed",
+      "particles_gbps", "advect_gbps", "diffuse_gbps", "pressure_gbps", "project_gbps", "error"};
+  return c;
+}
+
+const std::vector<std::string>& micro_columns() {
+  static const std::vector<std::string> c = {
+      "benchmark", "size", "items", "variant", "backend", "layout", "stencil", "constants", "sampling",
+      "repeats", "ms_per_op", "gitems_per_s", "bytes_per_item", "gbps", "copy_pct", "error"};
+  return c;
+}
+
+void write_csv(std::ostream& os, const BenchReport& r) {
+  for (size_t i = 0; i < r.columns.size(); ++i) os << (i ? "," : "") << r.columns[i];
+  os << "\n";
+  for (const BenchRow& row : r.rows) {
+    for (size_t i = 0; i < r.columns.size(); ++i) {
+      const auto it = row.values.find(r.columns[i]);
+      std::string s;
+      if (it != row.values.end()) s = it->second.is_text ? csv_field(it->second.text) : number_text(it->second.number);
+      os << (i ? "," : "") << s;
+    }
+    os << "\n";
+  }
+}
+
+void write_json(std::ostream& os, const BenchReport& r) {
+  os << "{\n  \"sim_version\": " << json_string(SIM_VERSION) << ",\n  \"suite\": " << json_string(r.suite)
+     << ",\n  \"config\": " << json_string(r.config) << ",\n  \"backend\": " << json_string(r.backend)
+     << ",\n  \"device\": " << json_string(r.device) << ",\n  \"ceiling\": {\"what\": " << json_string(r.ceiling_what)
+     << ", \"gbps\": " << json_value(BenchValue{false, {}, r.ceiling_gbps}) << "},\n  \"steps\": " << r.steps
+     << ",\n  \"warmup\": " << r.warmup << ",\n  \"notes\": [";
+  for (size_t i = 0; i < r.notes.size(); ++i) os << (i ? ", " : "") << json_string(r.notes[i]);
+  os << "],\n  \"rows\": [";
+  for (size_t k = 0; k < r.rows.size(); ++k) {
+    os << (k ? ",\n    {" : "\n    {");
+    bool first = true;
+    for (const std::string& c : r.columns) {
+      const auto it = r.rows[k].values.find(c);
+      if (it == r.rows[k].values.end()) continue;
+      os << (first ? "" : ", ") << json_string(c) << ": " << json_value(it->second);
+      first = false;
+    }
+    os << "}";
+  }
+  os << (r.rows.empty() ? "]\n}\n" : "\n  ]\n}\n");
+}
+
+void print_bench_table(std::ostream& os, const BenchReport& r) {
+  os << "\nsim bench (" << r.suite << ") | " << r.config << " | " << r.device << "\n";
+  os << "ceiling " << number_text(r.ceiling_gbps, "%.1f") << " GB/s: " << r.ceiling_what << "\n";
+  for (const std::string& n : r.notes) os << "note: " << n << "\n";
+  os << "\n";
+  if (r.suite == "micro") {
+    print_rows(os, r,
+               {{"benchmark", 0, show_text, "benchmark", nullptr},
+                {"size", 0, show_text, "size_text", nullptr},
+                {"variant", 0, show_text, "variant", nullptr},
+                {"ms/op", 8, nullptr, "ms_per_op", "%.4f"},
+                {"G/s", 7, nullptr, "gitems_per_s", "%.2f"},
+                {"unit", 0, show_text, "items", nullptr},
+                {"B/item", 6, nullptr, "bytes_per_item", "%.0f"},
+                {"GB/s", 7, nullptr, "gbps", "%.1f"},
+                {"%copy", 5, nullptr, "copy_pct", "%.1f"}});
+    return;
+  }
+  os << "ms per step by phase; GB/s from the bytes of sim/traffic.hpp over the total; speed relative to the slowest\n";
+  print_rows(os, r,
+             {{"variant", 0, show_text, "variant", nullptr},
+              {"it/step", 7, nullptr, "iterations_per_step", "%.1f"},
+              {"particles", 9, nullptr, "particles_ms", "%.3f"},
+              {"advect", 7, nullptr, "advect_ms", "%.3f"},
+              {"diffuse", 7, nullptr, "diffuse_ms", "%.3f"},
+              {"pressure", 8, nullptr, "pressure_ms", "%.3f"},
+              {"project", 7, nullptr, "project_ms", "%.3f"},
+              {"other", 6, nullptr, "other_ms", "%.3f"},
+              {"total", 7, nullptr, "total_ms", "%.3f"},
+              {"GB/s", 7, nullptr, "gbps", "%.1f"},
+              {"%copy", 5, nullptr, "copy_pct", "%.1f"},
+              {"speed", 5, nullptr, "relative_speed", "%.2f"}});
+}
+
+}  // namespace sim

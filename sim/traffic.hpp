@@ -1,0 +1,166 @@
+// The byte and flop model of every kernel: the fewest bytes each must move
+// through device memory (each array element it needs read once, each
+// output written once, at the 32-byte sector granularity of the memory
+// system) and the arithmetic it does per point. `sim bench` divides these
+// by measured times for effective GB/s; docs/PERFORMANCE.md states the
+// same arithmetic. One model for every backend: on the CPU the same bytes
+// cross the memory bus (when the arrays exceed the caches).
+//
+// Counting rules:
+// - float32 fields: 4 B per value. A cell kernel runs over nx * ny cells;
+//   a face kernel over (nx + 1) * (ny + 1) points (u and v faces together).
+// - Neighbour reads are free (a stencil's halo comes from cache).
+// - The solid mask `open` is read only when the config has obstacles
+//   (Constants::has_solids); 4 B per point more.
+// - Halo fills (O(nx + ny)) and reductions' partial sums are left out.
+// - Flops are the adds, multiplies and divides written in
+//   sim/fluid_physics.hpp and sim/particle_physics.hpp (an FMA counts 2,
+//   as the two operations it replaces; exp and floor count 1 each).
+#pragma once
+#include <cstdint>
+
+#include "sim/config.hpp"
+#include "sim/grid.hpp"
+#include "sim/strategies.hpp"
+
+namespace sim::traffic {
+
+struct Cost {
+  double bytes = 0;
+  double flops = 0;
+  Cost& operator+=(const Cost& o) {
+    bytes += o.bytes;
+    flops += o.flops;
+    return *this;
+  }
+  friend Cost operator+(Cost a, const Cost& b) { return a += b; }
+  friend Cost operator*(double s, Cost c) { return {s * c.bytes, s * c.flops}; }
+};
+
+constexpr double kFloat = 4;  // bytes of one field value
+
+inline double cells(const Grid& g) { return static_cast<double>(g.nx) * g.ny; }
+inline double faces(const Grid& g) { return static_cast<double>(g.nx + 1) * (g.ny + 1); }
+inline double mask(bool solids) { return solids ? kFloat : 0.0; }
+
+// --- pressure, per cell ------------------------------------------------
+// Jacobi: read phi, rhs; write phi_new: 12 B.
+// phi = (ax (pw + pe) + ay (ps + pn) - rhs) / diag: off 5, diag 3, subtract and divide 2 = 10 flops.
+inline Cost jacobi_sweep(double n_cells, bool solids = false) { return {n_cells * (3 * kFloat + mask(solids)), n_cells * 10}; }
+// One red-black colour: the colours interleave inside every 32-byte sector,
+// so a half-sweep reads all of phi and rhs and writes back every sector of
+// phi: 12 B per cell, as much as a Jacobi sweep, for half the updates
+// (Jacobi 10 + relaxation pc + omega (pj - pc) 3 = 13 flops per updated cell).
+inline Cost sor_half_sweep(double n_cells, bool solids = false) {
+  return {n_cells * (3 * kFloat + mask(solids)), n_cells * 0.5 * 13};
+}
+inline Cost sor_sweep(double n_cells, bool solids = false) { return 2.0 * sor_half_sweep(n_cells, solids); }
+// ||rhs - lap phi||: read phi, rhs: 8 B; Laplacian 9, rhs - lap 1, square and sum 2 = 12 flops.
+inline Cost residual(double n_cells, bool solids = false) { return {n_cells * (2 * kFloat + mask(solids)), n_cells * 12}; }
+// rhs = div(u)/dt: read u, v; write rhs: 12 B; divergence 5, scale 1, square and sum 2.
+inline Cost rhs(double n_cells, bool solids = false) { return {n_cells * (3 * kFloat + mask(solids)), n_cells * 8}; }
+
+// --- fluid, per face point (u and v faces together) ---------------------
+// RK2 stage out = base + h A(in). Stage 1 has base == in: read u, v, write
+// uh, vh (16 B); stage 2 reads uh, vh, u, v and writes us, vs (24 B).
+// advect_*_point 22 flops + base + h A 2 = 24, for each of u and v.
+inline Cost advect_stage(double n_faces, bool base_is_input, bool solids = false) {
+  return {n_faces * ((base_is_input ? 4 : 6) * kFloat + mask(solids)), n_faces * 48};
+}
+inline Cost advect(double n_faces, bool solids = false) {
+  return advect_stage(n_faces, true, solids) + advect_stage(n_faces, false, solids);
+}
+// u = u* + dt (nu lap u* + f): read us, vs, fu, fv; write u, v (24 B); with
+// two-way coupling fu, fv are also zeroed for the next deposit (32 B).
+// 13 flops for each of u and v.
+inline Cost diffuse(double n_faces, bool two_way, bool solids = false) {
+  return {n_faces * ((two_way ? 8 : 6) * kFloat + mask(solids)), n_faces * 26};
+}
+// u -= dt dphi/dx: read phi, u, v; write u, v: 20 B; 4 flops each.
+inline Cost project(double n_faces, bool solids = false) { return {n_faces * (5 * kFloat + mask(solids)), n_faces * 8}; }
+
+// --- particles, per slot -------------------------------------------------
+// Bytes of one particle's update. AoS streams the whole 28-byte record both
+// ways: the 16 written bytes (x, y, vx, vy) of consecutive records dirty
+// every sector. SoA reads x, y, vx, vy, d, alive (24 B) and writes x, y, vx,
+// vy (16 B; alive only when a particle leaves). A dead slot reads only its
+// alive flag (SoA 4 B; AoS the record's sectors, 28 B).
+inline double particle_bytes(Layout layout, bool alive) {
+  if (layout == Layout::aos) return alive ? 56.0 : 28.0;
+  return alive ? 40.0 : kFloat;
+}
+// Per alive particle: 2 bilinear samples (stencil 7 + bilinear 11 each),
+// Stokes drag integrated exactly (30), walls (5): 71; the reaction when two-way (17).
+inline double particle_flops(bool two_way) { return 2 * 18 + 30 + 5 + (two_way ? 17 : 0); }
+
+inline Cost particle_step(double alive, double dead, Layout layout, bool two_way) {
+  return {alive * particle_bytes(layout, true) + dead * particle_bytes(layout, false), alive * particle_flops(two_way)};
+}
+// The velocity the particles sample: u and v read once (8 B per face point).
+inline Cost fluid_sample(double n_faces) { return {n_faces * 2 * kFloat, 0}; }
+
+// Passes of a CUB onesweep radix sort: 8 key bits per pass.
+inline int radix_passes(int key_bits) { return (key_bits + 7) / 8; }
+inline int key_bits(uint64_t max_key) {
+  int b = 0;
+  for (; max_key != 0; max_key >>= 1) ++b;
+  return b > 0 ? b : 1;
+}
+
+// Two-way deposit of the drag reaction, per step.
+// atomic: 8 atomicAdds per particle resolve in L2; device memory sees fu, fv
+//   read and written once (16 B per face point).
+// sorted: 8 (key, value) pairs per slot: written by the step (8 B each), a
+//   histogram read of the keys (4 B) and `passes` radix passes reading and
+//   writing keys and values (16 B each), the reduce-by-key read (8 B); then
+//   per run (at most 2 per face point) the unique key and sum written, read
+//   by the scatter, and the face read and written (24 B).
+inline Cost deposit(Deposit mode, double slots, const Grid& g) {
+  if (mode == Deposit::atomic) return {faces(g) * 4 * kFloat, slots * 8 * 2};
+  const double pairs = 8 * slots;
+  const int passes = radix_passes(key_bits(2 * static_cast<uint64_t>(g.size())));
+  const double runs = pairs < 2 * faces(g) ? pairs : 2 * faces(g);
+  return {pairs * (8 + 4 + 16.0 * passes + 8) + runs * 24, pairs * 2};
+}
+
+// Sorting particles by cell every `every` steps, per step: keys from x, y,
+// alive (SoA 12 B read, AoS 28), key and slot written (8 B), a histogram
+// read and `passes` passes over (key, slot) pairs (16 B each), then every
+// record gathered (28 B read, 28 B written).
+inline Cost particle_sort(double slots, Layout layout, const Grid& g, int64_t every) {
+  if (every <= 0) return {};
+  const int passes = radix_passes(key_bits(static_cast<uint64_t>(g.nx) * static_cast<uint64_t>(g.ny)));
+  const double per = (layout == Layout::aos ? 28 : 12) + 8 + 4 + 16.0 * passes + 56;
+  return (1.0 / static_cast<double>(every)) * Cost{slots * per, slots * 4};
+}
+
+// One step of the step loop, by phase, for the counts the run reports.
+struct StepCounts {
+  double alive = 0, dead = 0;  // particle slots
+  double sweeps = 0;           // pressure sweeps this step (PressureStats::iterations)
+  double residuals = 0;        // residual evaluations this step
+};
+struct StepCost {
+  Cost dt, particles, advect, diffuse, pressure, project;
+  Cost total() const { return dt + particles + advect + diffuse + pressure + project; }
+};
+
+inline StepCost step_cost(const Config& cfg, const Grid& g, const StepCounts& n) {
+  const bool solids = !cfg.obstacles.empty();
+  const double slots = n.alive + n.dead;
+  StepCost c;
+  if (cfg.dt <= 0) c.dt = fluid_sample(faces(g));  // max |u|/dx + |v|/dy reads u and v once
+  if (slots > 0) {
+    c.particles = particle_step(n.alive, n.dead, cfg.layout, cfg.two_way) + fluid_sample(faces(g)) +
+                  particle_sort(slots, cfg.layout, g, cfg.sort_every);
+    if (cfg.two_way) c.particles += deposit(cfg.deposit, slots, g);
+  }
+  c.advect = advect(faces(g), solids);
+  c.diffuse = diffuse(faces(g), cfg.two_way, solids);
+  const Cost sweep = cfg.solver == PressureSolverKind::jacobi ? jacobi_sweep(cells(g), solids) : sor_sweep(cells(g), solids);
+  c.pressure = rhs(cells(g), solids) + n.residuals * residual(cells(g), solids) + n.sweeps * sweep;
+  c.project = project(faces(g), solids);
+  return c;
+}
+
+}  // namespace sim::traffic

@@ -1,0 +1,285 @@
+// `sim bench`: the byte model against hand-computed values, the command
+// line, and the outputs (table, CSV, JSON) of tiny CPU runs. No timing is
+// asserted: only that every number is there and positive.
+#include <doctest/doctest.h>
+#include <omp.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <iterator>
+#include <fstream>
+#include <sstream>
+
+#include "io/config_loader.hpp"
+#include "sim/bench.hpp"
+#include "sim/cli.hpp"
+#include "sim/traffic.hpp"
+
+using namespace sim;
+
+namespace {
+
+struct Parsed {
+  int code;
+  CliOptions options;
+  std::string out, err;
+};
+
+Parsed parse(std::vector<std::string> args) {
+  args.insert(args.begin(), "sim");
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  Parsed p{};
+  std::ostringstream out, err;
+  p.code = parse_cli(static_cast<int>(args.size()), argv.data(), p.options, out, err);
+  p.out = out.str();
+  p.err = err.str();
+  return p;
+}
+
+std::string box() { return std::string(SIM_SOURCE_DIR) + "/config/box.toml"; }
+
+// One thread: the tests stay fast on a loaded machine (no timing is checked).
+struct OneThread {
+  int before = omp_get_max_threads();
+  OneThread() { omp_set_num_threads(1); }
+  ~OneThread() { omp_set_num_threads(before); }
+};
+
+struct TempDir {
+  std::filesystem::path path;
+  TempDir() {
+    path = std::filesystem::temp_directory_path() / ("sim_bench_test_" + std::to_string(getpid()));
+    std::filesystem::create_directories(path);
+  }
+  ~TempDir() { std::filesystem::remove_all(path); }
+  std::string file(const std::string& name) const { return (path / name).string(); }
+};
+
+std::vector<std::string> lines_of(const std::string& path) {
+  std::ifstream f(path);
+  std::vector<std::string> v;
+  for (std::string line; std::getline(f, line);) v.push_back(line);
+  return v;
+}
+
+std::string joined(const std::vector<std::string>& v) {
+  std::string s;
+  for (const std::string& x : v) s += (s.empty() ? "" : ",") + x;
+  return s;
+}
+
+// `sim bench ARGS` in process, as main() runs it.
+int bench(const std::vector<std::string>& args, std::string& out) {
+  const Parsed p = parse(args);
+  REQUIRE(p.code == -1);
+  REQUIRE(p.options.command == Command::bench);
+  const Config cfg = load_config(p.options.config_path, cli_overrides(p.options));
+  std::ostringstream os, es;
+  const int rc = run_bench(cfg, p.options.bench, os, es);
+  out = os.str();
+  INFO(es.str());
+  CHECK(es.str().empty());
+  return rc;
+}
+
+// python3 reads the JSON and checks the row count (skipped without python3).
+void check_json(const std::string& path, size_t rows, const std::string& suite) {
+  if (std::system("command -v python3 > /dev/null 2>&1") != 0) return;
+  const std::string cmd = "python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); "
+                          "sys.exit(0 if len(d[\"rows\"]) == " + std::to_string(rows) + " and d[\"suite\"] == \"" +
+                          suite + "\" and d[\"ceiling\"][\"gbps\"] > 0 else 1)' " + path;
+  CHECK(std::system(cmd.c_str()) == 0);
+}
+
+}  // namespace
+
+TEST_CASE("bench: the byte model gives the hand-computed bytes") {
+  const Grid g = Grid::make(16, 8, 1.0, 1.0);
+  const double cells = 16 * 8, faces = 17 * 9;
+  CHECK(traffic::cells(g) == cells);
+  CHECK(traffic::faces(g) == faces);
+  CHECK(traffic::jacobi_sweep(cells).bytes == 12 * 16 * 8);
+  CHECK(traffic::jacobi_sweep(cells, true).bytes == 16 * 16 * 8);  // + the solid mask
+  CHECK(traffic::sor_half_sweep(cells).bytes == 12 * cells);
+  CHECK(traffic::sor_sweep(cells).bytes == 24 * cells);
+  CHECK(traffic::residual(cells).bytes == 8 * cells);
+  CHECK(traffic::rhs(cells).bytes == 12 * cells);
+  CHECK(traffic::advect(faces).bytes == (16 + 24) * faces);
+  CHECK(traffic::diffuse(faces, false).bytes == 24 * faces);
+  CHECK(traffic::diffuse(faces, true).bytes == 32 * faces);
+  CHECK(traffic::project(faces).bytes == 20 * faces);
+  CHECK(traffic::particle_step(1000, 0, Layout::aos, false).bytes == 56 * 1000);
+  CHECK(traffic::particle_step(1000, 0, Layout::soa, false).bytes == 40 * 1000);
+  CHECK(traffic::particle_step(0, 10, Layout::soa, false).bytes == 4 * 10);
+  CHECK(traffic::particle_step(0, 10, Layout::aos, false).bytes == 28 * 10);
+  CHECK(traffic::jacobi_sweep(cells).flops == 10 * cells);
+  CHECK(traffic::key_bits(1216) == 11);
+  CHECK(traffic::radix_passes(11) == 2);
+  CHECK(traffic::radix_passes(26) == 4);
+
+  // A whole step: 10 Jacobi sweeps and 2 residuals; 100 alive SoA particles, one-way.
+  Config c;
+  c.nx = 16;
+  c.ny = 8;
+  c.solver = PressureSolverKind::jacobi;
+  c.two_way = false;
+  c.layout = Layout::soa;
+  traffic::StepCounts n;
+  n.alive = 100;
+  n.sweeps = 10;
+  n.residuals = 2;
+  const traffic::StepCost s = traffic::step_cost(c, g, n);
+  CHECK(s.pressure.bytes == 12 * cells + 2 * 8 * cells + 10 * 12 * cells);
+  CHECK(s.particles.bytes == 100 * 40 + 8 * faces);
+  CHECK(s.dt.bytes == 8 * faces);  // adaptive dt reads u and v
+  CHECK(s.total().bytes == s.dt.bytes + s.particles.bytes + (40 + 24 + 20) * faces + s.pressure.bytes);
+
+  // Sorted deposit on this grid: 2 * (32 x 11) = 704 < 2^10 keys, 2 radix passes;
+  // 8 pairs per slot at 8 + 4 + 2 x 16 + 8 = 52 B, runs at most 2 per face point at 24 B.
+  CHECK(g.size() == 32u * 11u);
+  CHECK(traffic::deposit(Deposit::sorted, 10, g).bytes == 80 * 52 + 80 * 24);
+  CHECK(traffic::deposit(Deposit::atomic, 10, g).bytes == 16 * faces);
+}
+
+TEST_CASE("bench: the command line takes lists, comma-separated or repeated") {
+  const Parsed p = parse({"bench", "--stencil", "naive,ldg", "--stencil", "shared", "--layout=aos", "--steps", "7",
+                          "--warmup", "0", "--micro-sizes", "64,128", "--micro-particles", "16M,1000", "--csv", "a.csv",
+                          "--set", "domain.nx=32", "--backend", "cpu", "box.toml"});
+  REQUIRE(p.code == -1);
+  CHECK(p.err.empty());
+  const BenchOptions& b = p.options.bench;
+  CHECK(p.options.command == Command::bench);
+  CHECK(p.options.config_path == "box.toml");
+  CHECK(b.stencils == std::vector<Stencil>{Stencil::naive, Stencil::ldg, Stencil::shared});
+  CHECK(b.layouts == std::vector<Layout>{Layout::aos});
+  CHECK(b.solvers.empty());  // all
+  CHECK(b.steps == 7);
+  CHECK(b.warmup == 0);
+  CHECK(b.micro_sizes == std::vector<int>{64, 128});
+  CHECK(b.micro_particles == std::vector<int64_t>{16 << 20, 1000});
+  CHECK(b.csv == "a.csv");
+  CHECK(cli_overrides(p.options) == std::vector<std::string>{"domain.nx=32", "run.backend=\"cpu\""});
+
+  CHECK(parse({"bench", "--stencil", "naive,fast", "box.toml"}).err ==
+        "sim: error: --stencil: expected one of naive|ldg|shared, got \"fast\"\n");
+  CHECK(parse({"bench", "--steps", "0", "box.toml"}).code == 2);
+  CHECK(parse({"bench", "--micro-sizes", "4", "box.toml"}).code == 2);
+  CHECK(parse({"bench"}).err == "sim: error: CONFIG is required\n");
+  const Parsed help = parse({"bench", "--help"});
+  CHECK(help.code == 0);
+  for (const char* opt : {"--stencil", "--pressure-solver", "--micro", "--csv", "--json", "--warmup"})
+    CHECK(help.out.find(opt) != std::string::npos);
+  CHECK(parse({"--help"}).out.find("sim bench") != std::string::npos);
+  // The run command is unchanged.
+  CHECK(parse({"box.toml"}).options.command == Command::run);
+}
+
+TEST_CASE("bench: the variant matrix, with the axes that cannot matter collapsed") {
+  const Config cfg = load_config(box());
+  BenchOptions all;
+  std::vector<std::string> notes;
+  CHECK(bench_variants(cfg, all, true, &notes).size() == 2 * 3 * 2 * 2 * 2 * 2);
+  CHECK(notes.empty());
+  CHECK(bench_variants(cfg, all, false, &notes).size() == 2 * 2);  // CPU: layout x solver
+  CHECK(notes.size() == 4);
+  Config one_way = cfg;
+  one_way.two_way = false;
+  CHECK(bench_variants(one_way, all, true, nullptr).size() == 2 * 3 * 2 * 2 * 2);
+  Config grid_only = cfg;
+  grid_only.regions.clear();
+  CHECK(bench_variants(grid_only, all, true, nullptr).size() == 3 * 2 * 2);
+  BenchOptions subset;
+  subset.stencils = {Stencil::naive, Stencil::ldg};
+  subset.solvers = {PressureSolverKind::jacobi};
+  subset.layouts = {Layout::soa};
+  const std::vector<Config> v = bench_variants(cfg, subset, true, nullptr);
+  REQUIRE(v.size() == 2 * 2 * 2 * 2);
+  CHECK(variant_name(v.front(), true) == "soa/naive/constant/software/atomic/jacobi");
+  CHECK(variant_name(v.front(), false) == "soa/jacobi");
+}
+
+TEST_CASE("bench: a tiny CPU matrix prints the table and writes CSV and JSON with one row per variant") {
+  OneThread one;
+  TempDir dir;
+  std::string out;
+  const int rc = bench({"bench", box(), "--backend", "cpu", "--set", "domain.nx=16", "--set", "domain.ny=16", "--set",
+                        "particles.regions[0].count=200", "--steps", "2", "--warmup", "1", "--copy-mib", "4", "--csv",
+                        dir.file("m.csv"), "--json", dir.file("m.json")},
+                       out);
+  CHECK(rc == 0);
+  INFO(out);
+  for (const char* s : {"ceiling", "variant", "it/step", "pressure", "GB/s", "%copy", "aos/jacobi", "soa/sor"})
+    CHECK(out.find(s) != std::string::npos);
+
+  const std::vector<std::string> csv = lines_of(dir.file("m.csv"));
+  REQUIRE(csv.size() == 1 + 4);
+  CHECK(csv[0] == joined(matrix_columns()));
+  CHECK(csv[0].rfind("variant,backend,layout,stencil,constants,sampling,deposit,pressure_solver,steps,", 0) == 0);
+  for (size_t k = 1; k < csv.size(); ++k) {
+    INFO(csv[k]);
+    CHECK(csv[k].back() == ',');  // empty error column
+  }
+  check_json(dir.file("m.json"), 4, "matrix");
+}
+
+TEST_CASE("bench: the micro suite on the CPU at tiny sizes") {
+  OneThread one;
+  TempDir dir;
+  std::string out;
+  const int rc = bench({"bench", box(), "--micro", "--backend", "cpu", "--micro-sizes", "16", "--micro-particles",
+                        "500", "--steps", "1", "--warmup", "0", "--copy-mib", "4", "--csv", dir.file("u.csv"), "--json",
+                        dir.file("u.json"), "--quiet"},
+                       out);
+  CHECK(rc == 0);
+  INFO(out);
+  for (const char* s : {"jacobi_sweep", "sor_sweep", "particle_step", "16^2", "cells", "particles", "GB/s"})
+    CHECK(out.find(s) != std::string::npos);
+  const std::vector<std::string> csv = lines_of(dir.file("u.csv"));
+  REQUIRE(csv.size() == 1 + 2 + 2);  // jacobi, sor; particle step aos, soa
+  CHECK(csv[0] == joined(micro_columns()));
+  CHECK(csv[1].rfind("jacobi_sweep,16,cells,", 0) == 0);
+  CHECK(csv[2].rfind("sor_sweep,16,cells,", 0) == 0);
+  CHECK(csv[3].rfind("particle_step,500,particles,aos,", 0) == 0);
+  check_json(dir.file("u.json"), 4, "micro");
+}
+
+TEST_CASE("bench: the host copy bandwidth is measured") {
+  OneThread one;
+  const double bw = host_copy_bandwidth(1 << 20, 3);
+  CHECK(std::isfinite(bw));
+  CHECK(bw > 0);
+}
+
+TEST_CASE("bench: config/bench_large.toml is the large case with a fixed pressure budget") {
+  const Config c = load_config(std::string(SIM_SOURCE_DIR) + "/config/bench_large.toml");
+  CHECK(c.nx == 4096);
+  CHECK(c.ny == 4096);
+  CHECK(c.total_seeded() == 16 << 20);
+  CHECK(c.two_way);
+  // Every solve runs exactly max_iterations sweeps: the tolerance is out of float32's reach.
+  CHECK(c.tolerance <= 1e-10);
+  CHECK(c.check_every == c.max_iterations);
+  for (const BoundarySide* s : {&c.left, &c.right, &c.bottom, &c.top}) CHECK(s->kind == BoundaryKind::wall);
+}
+
+TEST_CASE("bench: the sim executable dispatches `sim bench`") {
+  TempDir dir;
+  const std::string log = dir.file("out.txt");
+  const std::string cmd = "OMP_NUM_THREADS=1 '" + std::string(SIM_EXECUTABLE) + "' bench '" + box() +
+                          "' --backend cpu --set domain.nx=16 --set domain.ny=16 --set 'particles.regions[0].count=50'"
+                          " --layout soa --pressure-solver jacobi --steps 1 --warmup 0 --copy-mib 4 --quiet > '" +
+                          log + "' 2>&1";
+  CHECK(std::system(cmd.c_str()) == 0);
+  std::ifstream f(log);
+  const std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  INFO(text);
+  CHECK(text.find("soa/jacobi") != std::string::npos);
+  CHECK(text.find("sim bench (matrix)") != std::string::npos);
+  const std::string bad = "'" + std::string(SIM_EXECUTABLE) + "' bench --stencil fast x.toml > /dev/null 2>&1";
+  CHECK(WEXITSTATUS(std::system(bad.c_str())) == 2);
+}

@@ -1,0 +1,130 @@
+// Helpers of the GPU suites: the shipped cases, runs on either backend,
+// and the differences the suites bound.
+#pragma once
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "io/config_loader.hpp"
+#include "sim/simulation.hpp"
+
+namespace gputest {
+
+// config/ of the source tree; on a machine where the tree sits elsewhere
+// (the device the binaries are copied to) config/ of the working directory.
+inline std::string config_path(const std::string& name) {
+  const std::string built_in = std::string(SIM_SOURCE_DIR) + "/config/" + name;
+  return std::filesystem::exists(built_in) ? built_in : "config/" + name;
+}
+
+// SIM_GPU_TEST_SMALL=1 shrinks every case (grid, particles, sweeps, steps)
+// so the whole suite runs under compute-sanitizer in minutes; every
+// strategy combination is still exercised.
+inline bool small_mode() {
+  const char* e = std::getenv("SIM_GPU_TEST_SMALL");
+  return e && std::string(e) == "1";
+}
+
+inline int steps(int normal) { return small_mode() ? 3 : normal; }
+
+inline sim::Config shipped_case(const std::string& name, int steps) {
+  std::vector<std::string> o{"run.steps=" + std::to_string(steps)};
+  if (small_mode()) {
+    o.push_back("pressure.max_iterations=40");
+    if (name == "channel.toml") {
+      o.insert(o.end(), {"domain.nx=64", "domain.ny=16", "particles.inject.rate=4000"});
+    } else {
+      o.insert(o.end(), {"domain.nx=32", "domain.ny=32", "particles.regions[0].count=500"});
+    }
+  }
+  return sim::load_config(config_path(name), o);
+}
+
+inline sim::SimState run(const sim::Config& cfg, sim::BackendKind backend, int steps) {
+  const sim::SimState s0 = sim::make_initial_state(cfg);
+  std::unique_ptr<sim::Backend> b =
+      backend == sim::BackendKind::cuda ? sim::make_cuda_backend(cfg, s0.grid) : sim::make_cpu_backend(cfg, s0.grid);
+  sim::Simulation simulation(cfg, std::move(b), s0);
+  for (int k = 0; k < steps; ++k) simulation.step();
+  return simulation.download();
+}
+
+// ||a - b||_2 / ||b||_2 (absolute when b is all zero).
+struct RelL2 {
+  double diff2 = 0, ref2 = 0;
+  void add(double a, double b) {
+    diff2 += (a - b) * (a - b);
+    ref2 += b * b;
+  }
+  double value() const { return ref2 > 0 ? std::sqrt(diff2 / ref2) : std::sqrt(diff2); }
+};
+
+enum class Where { u_faces, v_faces, cells };
+
+// Over the interior points of a field: u faces i in [0, nx], j in [0, ny);
+// v faces i in [0, nx), j in [0, ny]; cells [0, nx) x [0, ny). With
+// `minus_mean`, each field's mean over the points is removed first (the
+// pressure of a closed domain is defined up to a constant).
+inline double rel_l2(const std::vector<float>& a, const std::vector<float>& b, const sim::Grid& g, Where w,
+                     bool minus_mean = false) {
+  const int ni = w == Where::u_faces ? g.nx + 1 : g.nx, nj = w == Where::v_faces ? g.ny + 1 : g.ny;
+  double ma = 0, mb = 0;
+  if (minus_mean) {
+    for (int j = 0; j < nj; ++j)
+      for (int i = 0; i < ni; ++i) {
+        ma += a[g.idx(i, j)];
+        mb += b[g.idx(i, j)];
+      }
+    ma /= double(ni) * nj;
+    mb /= double(ni) * nj;
+  }
+  RelL2 r;
+  for (int j = 0; j < nj; ++j)
+    for (int i = 0; i < ni; ++i) r.add(a[g.idx(i, j)] - ma, b[g.idx(i, j)] - mb);
+  return r.value();
+}
+
+struct Differences {
+  double u = 0, v = 0, phi = 0;      // grid fields
+  double x = 0, y = 0, vx = 0, vy = 0;  // alive particles, matched by id
+  bool same_slots = true;            // same id and alive flag in every slot
+  bool same_counters = true;         // removed and recycled
+  double fluid() const { return std::max({u, v, phi}); }
+  double particles() const { return std::max({x, y, vx, vy}); }
+};
+
+// `closed`: no outflow side, so phi is compared without its mean.
+inline Differences compare(const sim::SimState& gpu, const sim::SimState& cpu, bool closed) {
+  Differences d;
+  const sim::Grid& g = cpu.grid;
+  d.u = rel_l2(gpu.u, cpu.u, g, Where::u_faces);
+  d.v = rel_l2(gpu.v, cpu.v, g, Where::v_faces);
+  d.phi = rel_l2(gpu.phi, cpu.phi, g, Where::cells, closed);
+  const sim::HostParticles& a = gpu.particles;
+  const sim::HostParticles& b = cpu.particles;
+  RelL2 x, y, vx, vy;
+  d.same_slots = a.size() == b.size();
+  for (size_t s = 0; d.same_slots && s < b.size(); ++s) {
+    if (a.id[s] != b.id[s] || a.alive[s] != b.alive[s]) {
+      d.same_slots = false;
+      break;
+    }
+    if (!b.alive[s]) continue;
+    x.add(a.x[s], b.x[s]);
+    y.add(a.y[s], b.y[s]);
+    vx.add(a.vx[s], b.vx[s]);
+    vy.add(a.vy[s], b.vy[s]);
+  }
+  d.x = x.value();
+  d.y = y.value();
+  d.vx = vx.value();
+  d.vy = vy.value();
+  d.same_counters = gpu.counters.removed == cpu.counters.removed && gpu.counters.recycled == cpu.counters.recycled;
+  return d;
+}
+
+}  // namespace gputest

@@ -1,0 +1,278 @@
+// Snapshot files: exact round trip through the HDF5 C API, the derived
+// fields, independence from the particle layout, compression, the output
+// directory check and the writer thread.
+#include <doctest/doctest.h>
+#include <hdf5.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "io/snapshot_fields.hpp"
+#include "io/snapshot_files.hpp"
+#include "io/snapshot_thread.hpp"
+#include "io/snapshot_writer.hpp"
+#include "io_support.hpp"
+#include "support.hpp"
+
+using namespace sim;
+
+namespace {
+
+// A small non-square box with an obstacle and a particle cloud under gravity.
+Config cloud_box() {
+  Config c = simtest::quiet_box(24);
+  c.ny = 16;
+  c.lx = 1.5;
+  c.gy = -9.81;
+  c.density = 1000.0;
+  c.viscosity = 1e-3;
+  c.tolerance = 1e-4;
+  Obstacle o;
+  o.shape = ObstacleShape::circle;
+  o.x = 0.75;
+  o.y = 0.3;
+  o.radius = 0.15;
+  c.obstacles.push_back(o);
+  ParticleRegion r;
+  r.x0 = 0.2;
+  r.x1 = 1.3;
+  r.y0 = 0.6;
+  r.y1 = 0.9;
+  r.count = 300;
+  r.diameter_min = 1e-3;
+  r.diameter_max = 2e-3;
+  c.regions.push_back(r);
+  c.particle_density = 2500.0;
+  return c;
+}
+
+SimState stepped(const Config& c, int steps) {
+  auto s = simtest::make_sim(c);
+  for (int k = 0; k < steps; ++k) s->step();
+  return s->download();
+}
+
+}  // namespace
+
+TEST_CASE("io: snapshot round trip through the HDF5 C API is exact") {
+  const Config cfg = cloud_box();
+  SimState s = stepped(cfg, 4);
+  // Dead slots must not reach the file.
+  for (size_t r = 0; r < s.particles.size(); r += 7) s.particles.alive[r] = 0;
+  s.counters.removed = 3;
+  s.counters.recycled = 2;
+  const std::string dir = iotest::scratch_dir("roundtrip");
+  const std::string path = join_path(dir, snapshot_file_name(s.step));
+  CHECK(snapshot_file_name(s.step) == "snap_000004.h5");
+  write_snapshot(path, s, make_snapshot_meta(cfg, "cpu | layout=soa"));
+  CHECK(std::filesystem::exists(path));
+  CHECK_FALSE(std::filesystem::exists(temporary_path(path)));
+
+  const SnapshotContents back = read_snapshot(path);
+  const SnapshotHeader& h = back.header;
+  CHECK(h.step == s.step);
+  CHECK(h.time == s.time);
+  CHECK(h.dt == s.dt);
+  CHECK(h.next_id == s.next_id);
+  CHECK(h.counters.removed == 3);
+  CHECK(h.counters.recycled == 2);
+  CHECK(h.capacity == static_cast<int64_t>(s.particles.size()));
+  CHECK(h.nx == 24);
+  CHECK(h.ny == 16);
+  CHECK(h.dx == cfg.dx());
+  CHECK(h.dy == cfg.dy());
+  CHECK(h.config == config_to_toml(cfg));
+  CHECK(h.strategies == "cpu | layout=soa");
+  CHECK(h.version == SIM_VERSION);
+  CHECK(h.units.find("pressure [Pa]") != std::string::npos);
+
+  const SnapshotGrid g = snapshot_grid(s, cfg.density);
+  const SnapshotParticles p = snapshot_particles(s.particles);
+  SnapshotContents expect;
+  expect.header = h;
+  expect.grid = g;
+  expect.particles = p;
+  iotest::check_same_snapshot(back, expect);
+
+  int64_t alive = 0;
+  for (uint32_t a : s.particles.alive) alive += a;
+  CHECK(h.particles == alive);
+  CHECK(std::is_sorted(back.particles.id.begin(), back.particles.id.end()));
+  int solid = 0;
+  for (uint8_t v : back.grid.solid) solid += v;
+  CHECK(solid > 0);
+}
+
+TEST_CASE("io: derived fields are the second-order cell-centred values") {
+  Config cfg = simtest::quiet_box(12);
+  cfg.ny = 10;
+  SimState s = make_initial_state(cfg);
+  const Grid& g = s.grid;
+  // Linear fields: every centred difference and average is exact.
+  const double a = 0.7, b = -0.4, c = 0.25;
+  for (int j = -1; j <= g.ny + 1; ++j)
+    for (int i = -1; i <= g.nx + 1; ++i) {
+      s.u[g.idx(i, j)] = static_cast<real>(a * (j + 0.5) * g.dy + c * i * g.dx);
+      s.v[g.idx(i, j)] = static_cast<real>(b * (i + 0.5) * g.dx);
+      s.phi[g.idx(i, j)] = static_cast<real>(0.01 * i);
+    }
+  const double rho = 998.0;
+  const SnapshotGrid f = snapshot_grid(s, rho);
+  for (int j = 0; j < g.ny; ++j)
+    for (int i = 0; i < g.nx; ++i) {
+      const size_t k = static_cast<size_t>(j) * g.nx + i;
+      CHECK(f.vorticity[k] == doctest::Approx(b - a).epsilon(1e-5));
+      CHECK(f.divergence[k] == doctest::Approx(c).epsilon(1e-5));
+      CHECK(f.velocity[3 * k] == doctest::Approx(a * (j + 0.5) * g.dy + c * (i + 0.5) * g.dx).epsilon(1e-5));
+      CHECK(f.velocity[3 * k + 1] == doctest::Approx(b * (i + 0.5) * g.dx).epsilon(1e-5));
+      CHECK(f.velocity[3 * k + 2] == 0.0f);
+      CHECK(f.pressure[k] == doctest::Approx(rho * 0.01 * i).epsilon(1e-6));
+    }
+}
+
+TEST_CASE("io: the file does not depend on the particle layout or slot order") {
+  Config soa = cloud_box();
+  Config aos = soa;
+  aos.layout = Layout::aos;
+  const SimState a = stepped(soa, 3), b = stepped(aos, 3);
+  const std::string dir = iotest::scratch_dir("layout");
+  write_snapshot(dir + "/soa.h5", a, make_snapshot_meta(soa, "x"));
+  write_snapshot(dir + "/aos.h5", b, make_snapshot_meta(aos, "x"));
+  iotest::check_same_snapshot(read_snapshot(dir + "/soa.h5"), read_snapshot(dir + "/aos.h5"));
+
+  // A device may sort slots by cell; ids put the particles back in order.
+  HostParticles shuffled = a.particles;
+  std::vector<size_t> perm(shuffled.size());
+  for (size_t k = 0; k < perm.size(); ++k) perm[k] = (k * 37) % perm.size();
+  for (size_t k = 0; k < perm.size(); ++k) {
+    const size_t r = perm[k];
+    shuffled.x[k] = a.particles.x[r];
+    shuffled.y[k] = a.particles.y[r];
+    shuffled.vx[k] = a.particles.vx[r];
+    shuffled.vy[k] = a.particles.vy[r];
+    shuffled.d[k] = a.particles.d[r];
+    shuffled.id[k] = a.particles.id[r];
+    shuffled.alive[k] = a.particles.alive[r];
+  }
+  const SnapshotParticles p = snapshot_particles(a.particles), q = snapshot_particles(shuffled);
+  CHECK(iotest::same_bits(p.position, q.position));
+  CHECK(iotest::same_bits(p.id, q.id));
+  CHECK(iotest::same_bits(p.diameter, q.diameter));
+}
+
+TEST_CASE("io: compressed snapshots are chunked shuffled and deflated with the same values") {
+  Config cfg = cloud_box();
+  const SimState s = stepped(cfg, 2);
+  const std::string dir = iotest::scratch_dir("compress");
+  write_snapshot(dir + "/plain.h5", s, make_snapshot_meta(cfg, "x"));
+  cfg.compress = true;
+  cfg.compression_level = 6;
+  write_snapshot(dir + "/packed.h5", s, make_snapshot_meta(cfg, "x"));
+  iotest::check_same_snapshot(read_snapshot(dir + "/plain.h5"), read_snapshot(dir + "/packed.h5"));
+
+  const hid_t f = H5Fopen((dir + "/packed.h5").c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  REQUIRE(f >= 0);
+  for (const char* name : {"/grid/pressure", "/grid/velocity", "/grid/u", "/particles/position", "/particles/id"}) {
+    CAPTURE(name);
+    const hid_t d = H5Dopen2(f, name, H5P_DEFAULT);
+    const hid_t p = H5Dget_create_plist(d);
+    CHECK(H5Pget_layout(p) == H5D_CHUNKED);
+    REQUIRE(H5Pget_nfilters(p) == 2);
+    unsigned flags = 0, cd[4] = {0, 0, 0, 0};
+    size_t ncd = 4;
+    CHECK(H5Pget_filter2(p, 0, &flags, &ncd, cd, 0, nullptr, nullptr) == H5Z_FILTER_SHUFFLE);
+    ncd = 4;
+    CHECK(H5Pget_filter2(p, 1, &flags, &ncd, cd, 0, nullptr, nullptr) == H5Z_FILTER_DEFLATE);
+    CHECK(cd[0] == 6u);
+    H5Pclose(p);
+    H5Dclose(d);
+  }
+  H5Fclose(f);
+}
+
+TEST_CASE("io: an independent reader sees the documented names shapes and attributes") {
+  const Config cfg = cloud_box();
+  const SimState s = stepped(cfg, 2);
+  const std::string dir = iotest::scratch_dir("h5py");
+  const std::string path = dir + "/snap_000002.h5";
+  write_snapshot(path, s, make_snapshot_meta(cfg, "x"));
+  const int64_t n = read_snapshot_header(path).particles;
+  const std::string python = iotest::python_with("h5py");
+  if (!python.empty()) {
+    const std::string cmd = python + " " + iotest::quoted(iotest::source_path("tests/io_h5py_check.py")) + " " +
+                            iotest::quoted(path) + " 24 16 " + std::to_string(n);
+    CHECK(iotest::shell(cmd) == 0);
+  } else if (iotest::shell("h5dump --version >/dev/null 2>&1") == 0) {
+    const std::string out = dir + "/h5dump.txt";
+    REQUIRE(iotest::shell("h5dump -H " + iotest::quoted(path) + " > " + iotest::quoted(out)) == 0);
+    const std::string h = iotest::read_text(out);
+    for (const char* name : {"DATASET \"pressure\"", "DATASET \"velocity\"", "DATASET \"u\"", "DATASET \"id\"",
+                             "ATTRIBUTE \"config\"", "ATTRIBUTE \"next_id\"", "( 16, 24, 3 )", "( 16, 25 )"})
+      CHECK_MESSAGE(h.find(name) != std::string::npos, name);
+  } else {
+    MESSAGE("SKIPPED: neither python3 with h5py nor h5dump is available");
+  }
+}
+
+TEST_CASE("io: the output directory is created or refused with a one-line reason") {
+  const std::string dir = iotest::scratch_dir("outdir");
+  const std::string nested = dir + "/a/b/c";
+  prepare_output_dir(nested);
+  CHECK(std::filesystem::is_directory(nested));
+
+  const std::string file = dir + "/plain_file";
+  { std::ofstream(file) << "keep me\n"; }
+  const std::string bad = file + "/out";
+  try {
+    prepare_output_dir(bad);
+    FAIL("expected an error");
+  } catch (const std::runtime_error& e) {
+    CHECK(std::string(e.what()) == "output directory '" + bad + "': " + std::strerror(ENOTDIR));
+  }
+
+  Config cfg = cloud_box();
+  cfg.steps = 2;
+  cfg.output = bad;
+  std::string err;
+  CHECK(iotest::run_case(cfg, "", &err) != 0);
+  CHECK(err == "sim: error: output directory '" + bad + "': " + std::strerror(ENOTDIR) + "\n");
+  CHECK(iotest::read_text(file) == "keep me\n");
+}
+
+TEST_CASE("io: the writer thread writes every queued snapshot and the index") {
+  const Config cfg = cloud_box();
+  const SimState s = stepped(cfg, 1);
+  const std::string dir = iotest::scratch_dir("thread");
+  SnapshotTiming t;
+  {
+    SnapshotThread writer(make_snapshot_meta(cfg, "x"), SnapshotSeries(dir));
+    for (int k = 1; k <= 5; ++k) {
+      SimState copy = s;
+      copy.step = 10 * k;
+      copy.time = 0.5 * k;
+      writer.submit(std::move(copy));
+    }
+    writer.finish();
+    t = writer.timing();
+  }
+  CHECK(t.written == 5);
+  CHECK(t.write_ms > 0);
+  CHECK(t.hidden_ms() <= t.write_ms);
+  for (int k = 1; k <= 5; ++k) CHECK(read_snapshot_header(dir + "/" + snapshot_file_name(10 * k)).step == 10 * k);
+  const std::string index = iotest::read_text(dir + "/sim.xdmf");
+  CHECK(index.find("<Time Value=\"2.5\"/>") != std::string::npos);
+  for (const auto& e : std::filesystem::directory_iterator(dir)) CHECK(e.path().extension() != ".tmp");
+
+  // A failed write stops the run at the next hand-over, naming the file.
+  const std::string gone = iotest::scratch_dir("thread_gone");
+  SnapshotThread writer(make_snapshot_meta(cfg, "x"), SnapshotSeries(gone));
+  std::filesystem::remove_all(gone);
+  writer.submit(s);
+  try {
+    writer.finish();
+    FAIL("expected an error");
+  } catch (const std::runtime_error& e) {
+    CHECK(std::string(e.what()).find(gone + "/snap_000001.h5.tmp") != std::string::npos);
+  }
+  CHECK_THROWS_AS(writer.submit(s), std::runtime_error);
+}
