@@ -78,13 +78,14 @@ def plot_matrix(plt, name, rep, out):
         ax.text(left[y], y, text, va="center", fontsize=7)
     ax.set_xlabel("ms per step")
     ax.set_xlim(0, max(left) * 1.35)
+    ax.set_ylim(-0.6, len(rows) - 0.4)
     ax.tick_params(axis="y", labelsize=7)
     title = f"sim bench: {rep.get('config', name)} on {rep.get('device', '?')}"
     steps = rep.get("steps")
     if steps:
         title += f" ({steps} steps after {rep.get('warmup', 0)} warm-up)"
     ax.set_title(title, fontsize=9)
-    ax.legend(loc="lower right", fontsize=7)
+    ax.legend(loc="upper right", fontsize=7)  # the fastest, shortest bars are at the top
     fig.tight_layout()
     path = os.path.join(out, f"bench_{name}_matrix.png")
     fig.savefig(path, dpi=120)
@@ -151,7 +152,7 @@ def plot_particles(plt, micro, out):
     counts = sorted({int(float(r["size"])) for r in rows})
     series = list(dict.fromkeys(r["variant"] for r in rows))
     values = {(r["variant"], int(float(r["size"]))): number(r["gitems_per_s"]) for r in rows}
-    fig, ax = plt.subplots(figsize=(max(6.5, 1.2 * len(series) * len(counts)), 4.8))
+    fig, ax = plt.subplots(figsize=(min(14, max(6.5, 0.8 * len(series) * len(counts))), 4.8))
     grouped(ax, counts, series, values, "Gparticle/s")
     ax.set_xticklabels([f"{n / 2**20:g}M" if n % 2**20 == 0 else str(n) for n in counts])
     ax.set_xlabel("particles (one-way, no injection)")

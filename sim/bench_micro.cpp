@@ -179,9 +179,14 @@ void sweeps(Context& x, const Config& cfg, int n) {
           randomize(*s, cfg.seed);
         }
         b = fresh_backend(x, c, *s, dt, error);
-        if (b) {
-          b->compute_rhs();  // rhs = div(u)/dt of the random velocity
-          b->fill_pressure_halo();
+        try {
+          if (b) {
+            b->compute_rhs();  // rhs = div(u)/dt of the random velocity
+            b->fill_pressure_halo();
+          }
+        } catch (const std::exception& e) {
+          error = std::string("failed: ") + e.what();
+          b.reset();
         }
       }
       for (PressureSolverKind solver : all_or(x.opts.solvers)) {

@@ -97,11 +97,13 @@ TEST_CASE("gpu: texture sampling error against software bilinear interpolation")
                                   << smooth.relative() << ", max relative (|f| > max/10) = " << smooth.max_rel << "\n"
                                   << "  uniform noise in [-1, 1]:            max |diff| / max |f| = "
                                   << noise.relative() << ", max relative (|f| > max/10) = " << noise.max_rel);
-  // First-order bounds of 9-bit weights: 2^-9 times the differences across
-  // a cell in x and y (2 pi / 256 each for the smooth field, 2 each for noise).
-  const double weight_error = std::ldexp(1.0, -9);
-  CHECK(smooth.relative() < 1.5 * weight_error * 2 * (2 * M_PI / kCells));
-  CHECK(noise.relative() < 1.5 * weight_error * 2 * 2);
+  // Bounds from the 9-bit weights (8 fractional bits): each weight is off by
+  // less than 2^-8 (the H200 measured up to ~2^-8.3 on noise, so the weights
+  // are truncated rather than rounded), times the differences across a cell
+  // in x and y (2 pi / 256 each for the smooth field, 2 each for noise).
+  const double weight_error = std::ldexp(1.0, -8);
+  CHECK(smooth.relative() < weight_error * 2 * (2 * M_PI / kCells));
+  CHECK(noise.relative() < weight_error * 2 * 2);
 }
 
 #endif  // SIM_HAVE_CUDA

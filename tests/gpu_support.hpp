@@ -31,6 +31,16 @@ inline bool small_mode() {
 
 inline int steps(int normal) { return small_mode() ? 3 : normal; }
 
+// SIM_GPU_TEST_STENCIL=shared (say) restricts the strategy matrix to one
+// stencil variant: racecheck only inspects shared memory, so it runs the
+// tiled kernels alone to fit its time.
+inline std::vector<sim::Stencil> stencils() {
+  const char* e = std::getenv("SIM_GPU_TEST_STENCIL");
+  if (e)
+    if (auto s = sim::parse_enum<sim::Stencil>(e)) return {*s};
+  return {sim::Stencil::naive, sim::Stencil::ldg, sim::Stencil::shared};
+}
+
 inline sim::Config shipped_case(const std::string& name, int steps) {
   std::vector<std::string> o{"run.steps=" + std::to_string(steps)};
   if (small_mode()) {
