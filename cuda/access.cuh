@@ -158,6 +158,7 @@ void with_stencil(const Exec& e, const StencilOpts& o, Body&& body) {
   switch (o.variant) {
     case Stencil::naive: pick(NaiveAccess{}); break;
     case Stencil::ldg: pick(LdgAccess{}); break;
+    case Stencil::vector: pick(LdgAccess{}); break;  // its own Jacobi sweep; every other stencil as ldg
     case Stencil::shared: pick(SharedAccess{}); break;
   }
 }

@@ -30,6 +30,7 @@ class CudaBackend final : public Backend {
     exec_.constants = cfg.constants;
     exec_.nx = g.nx;
     exec_.ny = g.ny;
+    exec_.pitch = g.pitch;
     const size_t n = g.size();
     for (DeviceBuffer<real>* f : {&u_, &v_, &uh_, &vh_, &us_, &vs_, &fu_, &fv_, &phi_, &phi2_, &rhs_, &open_})
       f->allocate(n, "grid fields");

@@ -24,7 +24,7 @@ struct Exec {
   cudaStream_t stream = nullptr;
   ConstantsIn constants = ConstantsIn::constant;
   const Constants* k_dev = nullptr;  // the device copy, read when constants == global
-  int nx = 0, ny = 0;                // host copies of the grid size, for launch geometry
+  int nx = 0, ny = 0, pitch = 0;     // host copies of the grid shape, for launch geometry
 };
 
 // The memory-access variant of a grid stencil and its thread block.

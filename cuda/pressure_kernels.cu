@@ -118,6 +118,67 @@ __global__ void pressure_halo_y_kernel(KP kp, real* phi) {
 
 constexpr int kLineBlock = 128;
 
+// The `vector` variant of the Jacobi sweep (no obstacles): each thread owns
+// a float4 column chunk (elements 4m..4m+3 of a row, cells i = 4m-1..4m+2
+// since the halo shifts the interior by one) over kVecRows rows. The rows
+// j0-1 .. j0+kVecRows are loaded once as 16-byte vectors through the
+// read-only path and kept in registers, so every phi row is reused by the
+// rows above and below it, and all loads are issued before the first use.
+// The arithmetic is jacobi_point's, lane by lane, as in every other variant.
+constexpr int kVecRows = 4;
+constexpr int kVecBlockX = 64, kVecBlockY = 4;
+
+template <class KP>
+__global__ void __launch_bounds__(kVecBlockX * kVecBlockY)
+    jacobi_vector_kernel(KP kp, const real* __restrict__ phi, const real* __restrict__ rhs, real* __restrict__ out) {
+  const Constants& k = kp.get();
+  const int m = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  const int j0 = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y) * kVecRows;
+  const int e0 = 4 * m;
+  if (e0 >= k.pitch || j0 >= k.ny) return;
+  const int P = k.pitch, P4 = k.pitch / 4;
+  const float4* phi4 = reinterpret_cast<const float4*>(phi);
+  const float4* rhs4 = reinterpret_cast<const float4*>(rhs);
+  float4 row[kVecRows + 2], b[kVecRows];
+  real west[kVecRows], east[kVecRows];
+#pragma unroll
+  for (int r = 0; r < kVecRows + 2; ++r) {
+    const int j = j0 - 1 + r;  // cell row; element row j + 1
+    row[r] = j <= k.ny ? __ldg(phi4 + (j + 1) * P4 + m) : make_float4(0, 0, 0, 0);
+  }
+#pragma unroll
+  for (int r = 0; r < kVecRows; ++r) {
+    const int j = j0 + r;
+    const bool in = j < k.ny;
+    b[r] = in ? __ldg(rhs4 + (j + 1) * P4 + m) : make_float4(0, 0, 0, 0);
+    west[r] = in && e0 > 0 ? __ldg(phi + (j + 1) * P + e0 - 1) : real(0);
+    east[r] = in && e0 + 4 < P ? __ldg(phi + (j + 1) * P + e0 + 4) : real(0);
+  }
+  const bool full = e0 >= 1 && e0 + 2 < k.nx;  // all four lanes interior
+#pragma unroll
+  for (int r = 0; r < kVecRows; ++r) {
+    const int j = j0 + r;
+    if (j >= k.ny) break;
+    const float4 s = row[r], c = row[r + 1], n = row[r + 2];
+    float4 o;
+    o.x = jacobi_point(west[r], c.y, s.x, n.x, b[r].x, 1, 1, 1, 1, k);
+    o.y = jacobi_point(c.x, c.z, s.y, n.y, b[r].y, 1, 1, 1, 1, k);
+    o.z = jacobi_point(c.y, c.w, s.z, n.z, b[r].z, 1, 1, 1, 1, k);
+    o.w = jacobi_point(c.z, east[r], s.w, n.w, b[r].w, 1, 1, 1, 1, k);
+    real* dst = out + (j + 1) * P + e0;
+    if (full) {
+      *reinterpret_cast<float4*>(dst) = o;
+    } else {
+      const real lane[4] = {o.x, o.y, o.z, o.w};
+#pragma unroll
+      for (int q = 0; q < 4; ++q) {
+        const int i = e0 - 1 + q;
+        if (i >= 0 && i < k.nx) dst[q] = lane[q];
+      }
+    }
+  }
+}
+
 template <bool kSolids>
 constexpr int phi_fields() {
   return kSolids ? 2 : 1;
@@ -149,6 +210,16 @@ void fill_pressure_halo(const Exec& e, real* phi) {
 
 void jacobi_sweep(const Exec& e, const StencilOpts& o, const real* phi, const real* rhs, const real* open,
                   real* out) {
+  if (o.variant == Stencil::vector && !o.solids) {
+    with_constants(e.constants, e.k_dev, [&](auto kp) {
+      const dim3 block(kVecBlockX, kVecBlockY);
+      const dim3 grid((e.pitch / 4 + kVecBlockX - 1) / kVecBlockX,
+                      (e.ny + kVecBlockY * kVecRows - 1) / (kVecBlockY * kVecRows));
+      jacobi_vector_kernel<<<grid, block, 0, e.stream>>>(kp, phi, rhs, out);
+      SIM_CUDA_CHECK_LAUNCH("jacobi_vector_kernel");
+    });
+    return;
+  }
   const Region r = cell_region(e);
   with_stencil(e, o, [&](auto a, auto kp, auto solids) {
     using A = decltype(a);

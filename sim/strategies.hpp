@@ -11,7 +11,10 @@ namespace sim {
 
 enum class Layout { aos, soa };
 enum class BackendKind { auto_, cpu, cuda };
-enum class Stencil { naive, ldg, shared };
+// naive: plain loads; ldg: const __restrict__ + __ldg; shared: tile + halo in
+// shared memory; vector: the Jacobi sweep with 16-byte loads and rows kept in
+// registers (other stencils as ldg).
+enum class Stencil { naive, ldg, shared, vector };
 enum class ConstantsIn { constant, global };
 enum class Sampling { software, texture };
 enum class Deposit { atomic, sorted };

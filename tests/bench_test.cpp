@@ -166,7 +166,7 @@ TEST_CASE("bench: the command line takes lists, comma-separated or repeated") {
   CHECK(cli_overrides(p.options) == std::vector<std::string>{"domain.nx=32", "run.backend=\"cpu\""});
 
   CHECK(parse({"bench", "--stencil", "naive,fast", "box.toml"}).err ==
-        "sim: error: --stencil: expected one of naive|ldg|shared, got \"fast\"\n");
+        "sim: error: --stencil: expected one of naive|ldg|shared|vector, got \"fast\"\n");
   CHECK(parse({"bench", "--steps", "0", "box.toml"}).code == 2);
   CHECK(parse({"bench", "--micro-sizes", "4", "box.toml"}).code == 2);
   CHECK(parse({"bench"}).err == "sim: error: CONFIG is required\n");
@@ -183,16 +183,16 @@ TEST_CASE("bench: the variant matrix, with the axes that cannot matter collapsed
   const Config cfg = load_config(box());
   BenchOptions all;
   std::vector<std::string> notes;
-  CHECK(bench_variants(cfg, all, true, &notes).size() == 2 * 3 * 2 * 2 * 2 * 2);
+  CHECK(bench_variants(cfg, all, true, &notes).size() == 2 * 4 * 2 * 2 * 2 * 2);
   CHECK(notes.empty());
   CHECK(bench_variants(cfg, all, false, &notes).size() == 2 * 2);  // CPU: layout x solver
   CHECK(notes.size() == 4);
   Config one_way = cfg;
   one_way.two_way = false;
-  CHECK(bench_variants(one_way, all, true, nullptr).size() == 2 * 3 * 2 * 2 * 2);
+  CHECK(bench_variants(one_way, all, true, nullptr).size() == 2 * 4 * 2 * 2 * 2);
   Config grid_only = cfg;
   grid_only.regions.clear();
-  CHECK(bench_variants(grid_only, all, true, nullptr).size() == 3 * 2 * 2);
+  CHECK(bench_variants(grid_only, all, true, nullptr).size() == 4 * 2 * 2);
   BenchOptions subset;
   subset.stencils = {Stencil::naive, Stencil::ldg};
   subset.solvers = {PressureSolverKind::jacobi};

@@ -38,7 +38,7 @@ inline std::vector<sim::Stencil> stencils() {
   const char* e = std::getenv("SIM_GPU_TEST_STENCIL");
   if (e)
     if (auto s = sim::parse_enum<sim::Stencil>(e)) return {*s};
-  return {sim::Stencil::naive, sim::Stencil::ldg, sim::Stencil::shared};
+  return {sim::Stencil::naive, sim::Stencil::ldg, sim::Stencil::shared, sim::Stencil::vector};
 }
 
 inline sim::Config shipped_case(const std::string& name, int steps) {
