@@ -25,6 +25,14 @@ for part in "${parts[@]}"; do
         echo "compute-sanitizer $tool rc=$?" | tee -a "$OUT/sanitize_$tool.txt"
         grep -E "ERROR SUMMARY|RACECHECK SUMMARY|test cases|Error|error" "$OUT/sanitize_$tool.txt" | head -8
       done ;;
+    racecheck)
+      # one process per case, so each prints its own RACECHECK SUMMARY
+      for tc in box channel; do
+        SIM_GPU_TEST_STENCIL=shared SIM_GPU_TEST_SMALL=1 LD_LIBRARY_PATH=$L timeout 330 compute-sanitizer --tool racecheck \
+          --error-exitcode 9 .gpu/sim_gpu_tests -tc="*$tc*" > "$OUT/racecheck_$tc.txt" 2>&1
+        echo "compute-sanitizer racecheck $tc rc=$?" | tee -a "$OUT/racecheck_$tc.txt"
+        grep -E "RACECHECK SUMMARY|ERROR SUMMARY|test cases|Race|Error" "$OUT/racecheck_$tc.txt" | head -8
+      done ;;
     runs)
       for c in box channel; do
         LD_LIBRARY_PATH=$L timeout 120 .gpu/sim --backend cuda --steps 1000 --output /tmp/sim_$c "config/$c.toml" > "$OUT/sim_$c.txt" 2>&1

