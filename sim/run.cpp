@@ -2,7 +2,9 @@
 
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
+#include <csignal>
 #include <filesystem>
 #include <iostream>
 #include <optional>
@@ -75,6 +77,32 @@ class RunOutput {
   double main_ms_ = 0;
 };
 
+// SIGINT/SIGTERM end the run cleanly after the current step: the final
+// snapshot is written, so an interrupted run can be restarted from it.
+std::atomic<Simulation*> g_interruptible{nullptr};
+extern "C" void request_stop_on_signal(int) {
+  if (Simulation* s = g_interruptible.load()) s->request_stop();
+}
+class StopOnSignal {
+ public:
+  explicit StopOnSignal(Simulation& s) {
+    g_interruptible.store(&s);
+    int_ = std::signal(SIGINT, request_stop_on_signal);
+    term_ = std::signal(SIGTERM, request_stop_on_signal);
+  }
+  ~StopOnSignal() {
+    std::signal(SIGINT, int_);
+    std::signal(SIGTERM, term_);
+    g_interruptible.store(nullptr);
+  }
+  StopOnSignal(const StopOnSignal&) = delete;
+  StopOnSignal& operator=(const StopOnSignal&) = delete;
+
+ private:
+  void (*int_)(int) = SIG_DFL;
+  void (*term_)(int) = SIG_DFL;
+};
+
 int run(const Config& cfg, const RunOptions& opts, std::ostream& out) {
   // Before any work: a run that cannot write its results should not start.
   prepare_output_dir(cfg.output);
@@ -94,6 +122,7 @@ int run(const Config& cfg, const RunOptions& opts, std::ostream& out) {
   const int64_t last = cfg.steps;
   const auto t0 = Clock::now();
   auto last_print = t0;
+  const StopOnSignal stop_on_signal(sim);
   while (sim.step_index() < last && !sim.stop_requested()) {
     sim.step();
     output.after_step(sim);
@@ -130,6 +159,10 @@ int run(const Config& cfg, const RunOptions& opts, std::ostream& out) {
   s.diag = sim.diagnostics();
   s.h = std::min(cfg.dx(), cfg.dy());
   if (!opts.quiet) print_summary(out, s);
+  if (sim.stop_requested()) {
+    out << "stopped by a signal at step " << sim.step_index() << "; its snapshot is in " << cfg.output << "\n";
+    return 130;
+  }
   return 0;
 }
 

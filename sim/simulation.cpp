@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
+#include <string>
 
 #include "sim/stability.hpp"
 
@@ -27,7 +29,11 @@ Simulation::Simulation(const Config& cfg, std::unique_ptr<Backend> backend, cons
 
 double Simulation::next_dt() {
   if (cfg_.dt > 0) return cfg_.dt;
-  const double rate = std::max(backend_->max_velocity_rate(), boundary_rate_);
+  const double field_rate = backend_->max_velocity_rate();
+  if (!std::isfinite(field_rate))
+    throw std::runtime_error("the velocity is no longer finite at step " + std::to_string(step_) +
+                             " (t = " + std::to_string(time_) + " s): the run blew up; lower time.cfl or time.dt_max");
+  const double rate = std::max(field_rate, boundary_rate_);
   const double adv = rate > 0 ? 1.0 / rate : std::numeric_limits<double>::infinity();
   const double visc = viscous_dt_limit(cfg_.viscosity, cfg_.dx(), cfg_.dy());
   return std::min(cfg_.cfl * std::min(adv, visc), cfg_.dt_max);
