@@ -74,22 +74,18 @@ __global__ void particle_step_kernel(KP kp, View p, Sampler sample, DepositTarge
     const real d = p.d(i);
     real ufx, ufy;
     sample(s.x, s.y, k, ufx, ufy);
-    const ParticleMotion dragged = drag_step(s, d, ufx, ufy, k);
+    const ParticleUpdate up = update_particle(s, d, ufx, ufy, k);
     if constexpr (kDeposit != DepositMode::none) {
-      const real m_over = particle_mass(d, k) / (k.cell_mass * k.dt);
       x0 = s.x;
       y0 = s.y;
-      ax = -m_over * (dragged.vx - s.vx - k.g_eff_x * k.dt);
-      ay = -m_over * (dragged.vy - s.vy - k.g_eff_y * k.dt);
+      ax = up.ax;
+      ay = up.ay;
     }
-    s = dragged;
-    const real rad = real(0.5) * d;
-    for (int o = 0; o < k.n_obstacles; ++o) apply_obstacle(s, rad, k.obstacles[o], k.restitution);
-    const bool inside = apply_domain_boundaries(s, rad, k);
-    p.x(i) = s.x;
-    p.y(i) = s.y;
-    p.vx(i) = s.vx;
-    p.vy(i) = s.vy;
+    p.x(i) = up.s.x;
+    p.y(i) = up.s.y;
+    p.vx(i) = up.s.vx;
+    p.vy(i) = up.s.vy;
+    const bool inside = up.inside;
     if (!inside) {
       p.alive(i) = 0;
       atomicAdd(counters + kRemoved, 1ull);

@@ -74,7 +74,7 @@ def plot_matrix(plt, name, rep, out):
         pct = number(r.get("copy_pct"))
         text = f" {number(r['total_ms']):.3g} ms"
         if pct is not None:
-            text += f", {pct:.0f}% of copy"
+            text += f", {pct:.0f}% of copy" if pct >= 10 else f", {pct:.1f}% of copy"
         ax.text(left[y], y, text, va="center", fontsize=7)
     ax.set_xlabel("ms per step")
     ax.set_xlim(0, max(left) * 1.35)
@@ -93,7 +93,7 @@ def plot_matrix(plt, name, rep, out):
     return path
 
 
-def grouped(ax, groups, series, values, ylabel):
+def grouped(ax, groups, series, values, ylabel, decimals=0):
     """Bars: one group per x value, one bar per series; values[(series, group)]."""
     width = 0.8 / max(len(series), 1)
     for k, s in enumerate(series):
@@ -105,7 +105,7 @@ def grouped(ax, groups, series, values, ylabel):
                 ys.append(v)
         bars = ax.bar(xs, ys, width=width, label=s)
         for b, y in zip(bars, ys):
-            ax.text(b.get_x() + b.get_width() / 2, y, f"{y:.0f}" if y >= 10 else f"{y:.2g}", ha="center",
+            ax.text(b.get_x() + b.get_width() / 2, y, f"{y:.{decimals}f}" if y >= 10 else f"{y:.2g}", ha="center",
                     va="bottom", fontsize=6, rotation=90)
     ax.set_xticks(range(len(groups)))
     ax.set_ylabel(ylabel)
@@ -116,7 +116,7 @@ def plot_sweeps(plt, micro, torch_rep, out):
     if not rows:
         return None
     kinds = [k for k in ("jacobi_sweep", "sor_sweep") if any(r["benchmark"] == k for r in rows)]
-    fig, axes = plt.subplots(1, len(kinds), figsize=(6.5 * len(kinds), 4.8), squeeze=False)
+    fig, axes = plt.subplots(1, len(kinds), figsize=(6.5 * len(kinds), 6), squeeze=False)
     ceiling = number(micro.get("ceiling", {}).get("gbps"))
     for ax, kind in zip(axes[0], kinds):
         mine = [r for r in rows if r["benchmark"] == kind]
@@ -136,7 +136,8 @@ def plot_sweeps(plt, micro, torch_rep, out):
             ax.axhline(ceiling / bpc, color="k", linestyle="--", linewidth=1,
                        label=f"copy ceiling {ceiling:.0f} GB/s at {bpc:.0f} B/cell")
         ax.set_title(kind.replace("_", " "), fontsize=10)
-        ax.legend(fontsize=7, loc="lower right")
+        ax.set_ylim(0, ax.get_ylim()[1] * 1.1)  # room for the value labels
+        ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.08), ncol=4)  # below: bars stay visible
     fig.suptitle(f"pressure sweeps on {micro.get('device', '?')}", fontsize=10)
     fig.tight_layout()
     path = os.path.join(out, "bench_micro_sweeps.png")
@@ -153,17 +154,17 @@ def plot_particles(plt, micro, out):
     series = list(dict.fromkeys(r["variant"] for r in rows))
     values = {(r["variant"], int(float(r["size"]))): number(r["gitems_per_s"]) for r in rows}
     fig, ax = plt.subplots(figsize=(min(14, max(6.5, 0.8 * len(series) * len(counts))), 4.8))
-    grouped(ax, counts, series, values, "Gparticle/s")
+    grouped(ax, counts, series, values, "Gparticle/s", decimals=1)
     ax.set_xticklabels([f"{n / 2**20:g}M" if n % 2**20 == 0 else str(n) for n in counts])
     ax.set_xlabel("particles (one-way, no injection)")
     ceiling = number(micro.get("ceiling", {}).get("gbps"))
-    for r in rows:
-        if r["layout"] == "soa" and ceiling:
-            bpp = number(r.get("bytes_per_item"))
-            ax.axhline(ceiling / bpp, color="k", linestyle="--", linewidth=1,
-                       label=f"copy ceiling at SoA {bpp:.0f} B/particle")
-            break
-    ax.legend(fontsize=7, loc="lower right")
+    for layout, style in (("soa", "--"), ("aos", ":")):
+        r = next((r for r in rows if r.get("layout") == layout), None)
+        bpp = number(r.get("bytes_per_item")) if r else None
+        if ceiling and bpp:
+            ax.axhline(ceiling / bpp, color="k", linestyle=style, linewidth=1,
+                       label=f"copy ceiling {ceiling:.0f} GB/s at {layout.upper()} {bpp:.0f} B/particle")
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))  # outside: bars stay visible
     ax.set_title(f"particle step on {micro.get('device', '?')}", fontsize=10)
     fig.tight_layout()
     path = os.path.join(out, "bench_micro_particles.png")

@@ -283,24 +283,19 @@ void CpuBackend::particles_impl(View p, uint64_t first_id, int64_t count) {
     const real d = p.d(i);
     real ufx, ufy;
     sample_velocity(s.x, s.y, ufx, ufy);
-    const ParticleMotion dragged = drag_step(s, d, ufx, ufy, k_);
+    const ParticleUpdate up = update_particle(s, d, ufx, ufy, k_);
     if (two_way) {
-      // drag momentum taken from the fluid, as an acceleration of one cell of fluid
-      const real m_over = particle_mass(d, k_) / (k_.cell_mass * k_.dt);
       real* r = &reaction_[static_cast<size_t>(4 * i)];
       r[0] = s.x;
       r[1] = s.y;
-      r[2] = -m_over * (dragged.vx - s.vx - k_.g_eff_x * k_.dt);
-      r[3] = -m_over * (dragged.vy - s.vy - k_.g_eff_y * k_.dt);
+      r[2] = up.ax;
+      r[3] = up.ay;
     }
-    s = dragged;
-    const real rad = real(0.5) * d;
-    for (int o = 0; o < k_.n_obstacles; ++o) apply_obstacle(s, rad, k_.obstacles[o], k_.restitution);
-    const bool inside = apply_domain_boundaries(s, rad, k_);
-    p.x(i) = s.x;
-    p.y(i) = s.y;
-    p.vx(i) = s.vx;
-    p.vy(i) = s.vy;
+    p.x(i) = up.s.x;
+    p.y(i) = up.s.y;
+    p.vx(i) = up.s.vx;
+    p.vy(i) = up.s.vy;
+    const bool inside = up.inside;
     if (!inside) {
       p.alive(i) = 0;
       ++removed;

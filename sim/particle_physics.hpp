@@ -135,13 +135,27 @@ SIM_HD void apply_obstacle(ParticleMotion& s, real rad, const ObstacleC& o, real
   else bounce(s.y, s.vy, y1, e);
 }
 
-// The whole per-particle update after sampling the fluid velocity.
-// Returns false when the particle left through an outflow.
-SIM_HD bool advance_particle(ParticleMotion& s, real d, real ufx, real ufy, const Constants& k) {
-  s = drag_step(s, d, ufx, ufy, k);
+// The whole per-particle update after sampling the fluid velocity u_f:
+// drag and gravity, then obstacles and the domain sides. `ax, ay` is the
+// drag momentum the particle took from the fluid, as an acceleration of one
+// cell of fluid over dt (what two-way coupling deposits); `inside` is false
+// when the particle left through an outflow.
+struct ParticleUpdate {
+  ParticleMotion s;
+  real ax, ay;
+  bool inside;
+};
+
+SIM_HD ParticleUpdate update_particle(ParticleMotion s, real d, real ufx, real ufy, const Constants& k) {
+  ParticleUpdate u;
+  u.s = drag_step(s, d, ufx, ufy, k);
+  const real m_over = particle_mass(d, k) / (k.cell_mass * k.dt);
+  u.ax = -m_over * (u.s.vx - s.vx - k.g_eff_x * k.dt);
+  u.ay = -m_over * (u.s.vy - s.vy - k.g_eff_y * k.dt);
   const real rad = real(0.5) * d;
-  for (int o = 0; o < k.n_obstacles; ++o) apply_obstacle(s, rad, k.obstacles[o], k.restitution);
-  return apply_domain_boundaries(s, rad, k);
+  for (int o = 0; o < k.n_obstacles; ++o) apply_obstacle(u.s, rad, k.obstacles[o], k.restitution);
+  u.inside = apply_domain_boundaries(u.s, rad, k);
+  return u;
 }
 
 // Map a u face touched by a deposit to the face that owns its momentum
