@@ -179,20 +179,6 @@ struct ParticleSums {
 };
 ParticleSums particle_sums(const Exec& e, const ReduceScratch& r, const DeviceParticles& p);
 
-// --- minimum device-memory traffic per launch, for bandwidth figures ----
-struct KernelBytes {
-  double read = 0, written = 0;
-  double total() const { return read + written; }
-};
-// Every array element touched once (what a perfect cache would give).
-KernelBytes jacobi_bytes(int nx, int ny, bool solids);    // phi, rhs, [open] -> out
-KernelBytes sor_bytes(int nx, int ny, bool solids);       // one colour: phi (all), rhs, [open] -> phi (half)
-KernelBytes residual_bytes(int nx, int ny, bool solids);  // phi, rhs, [open]
-KernelBytes rhs_bytes(int nx, int ny, bool solids);       // u, v, [open] -> rhs
-KernelBytes advect_bytes(int nx, int ny, bool solids);    // ui, vi, ub, vb, [open] -> uo, vo
-KernelBytes diffuse_bytes(int nx, int ny, bool solids);   // us, vs, fu, fv, [open] -> u, v, fu, fv
-KernelBytes project_bytes(int nx, int ny, bool solids);   // phi, u, v, [open] -> u, v
-// Per step of n particles: the fields read and written, plus 4 sampled values of u and v each.
-KernelBytes particle_step_bytes(int64_t n, Layout layout, bool two_way, Deposit deposit);
+// Bytes and flops per kernel, for bandwidth figures: sim/traffic.hpp (one model for every backend).
 
 }  // namespace sim::cuda

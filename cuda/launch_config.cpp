@@ -1,4 +1,4 @@
-// Launch shapes of the grid stencils and the byte counts the benchmark uses.
+// Launch shapes of the grid stencils.
 #include <stdexcept>
 #include <string>
 
@@ -41,45 +41,6 @@ StencilOpts make_stencil_opts(Stencil s, int block_x, int block_y, bool solids) 
 
 int cell_blocks(const Exec& e, const StencilOpts& o) {
   return ((e.nx + o.block_x - 1) / o.block_x) * ((e.ny + o.block_y - 1) / o.block_y);
-}
-
-namespace {
-constexpr double kF = sizeof(real);
-double cells(int nx, int ny) { return static_cast<double>(nx) * ny; }
-double faces(int nx, int ny) { return static_cast<double>(nx + 1) * (ny + 1); }
-}  // namespace
-
-KernelBytes jacobi_bytes(int nx, int ny, bool solids) {
-  return {cells(nx, ny) * kF * (solids ? 3 : 2), cells(nx, ny) * kF};
-}
-KernelBytes sor_bytes(int nx, int ny, bool solids) {
-  return {cells(nx, ny) * kF * (solids ? 2 : 1) + 0.5 * cells(nx, ny) * kF, 0.5 * cells(nx, ny) * kF};
-}
-KernelBytes residual_bytes(int nx, int ny, bool solids) { return {cells(nx, ny) * kF * (solids ? 3 : 2), 0}; }
-KernelBytes rhs_bytes(int nx, int ny, bool solids) {
-  return {cells(nx, ny) * kF * (solids ? 3 : 2), cells(nx, ny) * kF};
-}
-KernelBytes advect_bytes(int nx, int ny, bool solids) {
-  return {faces(nx, ny) * kF * (solids ? 5 : 4), faces(nx, ny) * kF * 2};
-}
-KernelBytes diffuse_bytes(int nx, int ny, bool solids) {
-  return {faces(nx, ny) * kF * (solids ? 5 : 4), faces(nx, ny) * kF * 4};
-}
-KernelBytes project_bytes(int nx, int ny, bool solids) {
-  return {faces(nx, ny) * kF * (solids ? 4 : 3), faces(nx, ny) * kF * 2};
-}
-
-KernelBytes particle_step_bytes(int64_t n, Layout layout, bool two_way, Deposit deposit) {
-  const double np = static_cast<double>(n);
-  // AoS moves whole 28-byte records; SoA reads x y vx vy d alive and writes x y vx vy alive.
-  KernelBytes b = layout == Layout::aos ? KernelBytes{np * sizeof(Particle), np * sizeof(Particle)}
-                                        : KernelBytes{np * 6 * kF, np * 5 * kF};
-  b.read += np * 8 * kF;  // 2 x 2 x 2 bilinear samples, when not served by a cache
-  if (two_way) {
-    if (deposit == Deposit::atomic) b.written += np * 8 * kF;       // 8 atomic adds
-    else b.written += np * 8 * (sizeof(uint32_t) + kF);            // 8 (key, value) pairs
-  }
-  return b;
 }
 
 }  // namespace sim::cuda
