@@ -70,6 +70,10 @@ struct BenchReport {
   std::vector<BenchRow> rows;
 };
 
+// An empty report of one suite: what ran, where, how long.
+BenchReport start_report(const std::string& suite, const Config& cfg, const BenchOptions& opts, bool cuda,
+                         std::vector<std::string> columns);
+
 // The documented CSV headers (docs/PERFORMANCE.md).
 const std::vector<std::string>& matrix_columns();
 const std::vector<std::string>& micro_columns();

@@ -165,13 +165,7 @@ std::vector<Config> bench_variants(const Config& cfg, const BenchOptions& o, boo
 }
 
 BenchReport run_matrix(const Config& cfg, const BenchOptions& opts, bool cuda, double ceiling_gbps, std::ostream& log) {
-  BenchReport r;
-  r.suite = "matrix";
-  r.config = cfg.source;
-  r.backend = cuda ? "cuda" : "cpu";
-  r.steps = opts.steps;
-  r.warmup = opts.warmup;
-  r.columns = matrix_columns();
+  BenchReport r = start_report("matrix", cfg, opts, cuda, matrix_columns());
   const std::vector<Config> variants = bench_variants(cfg, opts, cuda, &r.notes);
   log << "matrix: " << variants.size() << " variants x (" << opts.warmup << " warm-up + " << opts.steps
       << " timed steps) on " << cfg.nx << " x " << cfg.ny << " cells, " << cfg.particle_capacity() << " particle slots\n";

@@ -276,13 +276,7 @@ void particle_steps(Context& x, const Config& cfg, int grid_n, int64_t count) {
 }  // namespace
 
 BenchReport run_micro(const Config& cfg, const BenchOptions& opts, bool cuda, double ceiling_gbps, std::ostream& log) {
-  BenchReport r;
-  r.suite = "micro";
-  r.config = cfg.source;
-  r.backend = cuda ? "cuda" : "cpu";
-  r.steps = opts.steps;
-  r.warmup = opts.warmup;
-  r.columns = micro_columns();
+  BenchReport r = start_report("micro", cfg, opts, cuda, micro_columns());
   Context x{opts, cuda, ceiling_gbps, log, r};
   const std::vector<int> sizes = opts.micro_sizes.empty() ? std::vector<int>{2048, 8192, 16384} : opts.micro_sizes;
   const std::vector<int64_t> counts =

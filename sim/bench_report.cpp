@@ -181,4 +181,16 @@ void print_bench_table(std::ostream& os, const BenchReport& r) {
               {"speed", 5, nullptr, "relative_speed", "%.2f"}});
 }
 
+BenchReport start_report(const std::string& suite, const Config& cfg, const BenchOptions& opts, bool cuda,
+                         std::vector<std::string> columns) {
+  BenchReport r;
+  r.suite = suite;
+  r.config = cfg.source;
+  r.backend = cuda ? "cuda" : "cpu";
+  r.steps = opts.steps;
+  r.warmup = opts.warmup;
+  r.columns = std::move(columns);
+  return r;
+}
+
 }  // namespace sim
