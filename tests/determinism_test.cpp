@@ -4,8 +4,7 @@
 #include <doctest/doctest.h>
 #include <omp.h>
 
-#include <cstring>
-
+#include "same_state.hpp"
 #include "support.hpp"
 
 namespace {
@@ -31,39 +30,21 @@ sim::SimState run(const sim::Config& c, int steps) {
   return s->download();
 }
 
-template <class T>
-bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
-}
-
-void check_identical(const sim::SimState& a, const sim::SimState& b) {
-  CHECK(same_bits(a.u, b.u));
-  CHECK(same_bits(a.v, b.v));
-  CHECK(same_bits(a.phi, b.phi));
-  CHECK(same_bits(a.particles.x, b.particles.x));
-  CHECK(same_bits(a.particles.y, b.particles.y));
-  CHECK(same_bits(a.particles.vx, b.particles.vx));
-  CHECK(same_bits(a.particles.vy, b.particles.vy));
-  CHECK(same_bits(a.particles.id, b.particles.id));
-  CHECK(same_bits(a.particles.alive, b.particles.alive));
-  CHECK(a.time == b.time);
-}
-
 }  // namespace
 
 TEST_CASE("determinism: --layout aos and --layout soa give bitwise-identical results") {
   const sim::SimState a = run(coupled_case(sim::Layout::aos), 30);
   const sim::SimState b = run(coupled_case(sim::Layout::soa), 30);
-  check_identical(a, b);
+  simtest::check_identical(a, b);
 }
 
 TEST_CASE("determinism: the same seed gives identical runs, another seed does not") {
   const sim::Config c = coupled_case(sim::Layout::soa);
   const sim::SimState a = run(c, 20), b = run(c, 20);
-  check_identical(a, b);
+  simtest::check_identical(a, b);
   sim::Config other = c;
   other.seed = 2;
-  CHECK_FALSE(same_bits(run(other, 20).particles.x, a.particles.x));
+  CHECK_FALSE(simtest::same_bits(run(other, 20).particles.x, a.particles.x));
 }
 
 TEST_CASE("determinism: thread counts 1, 2 and 3 give identical results") {
@@ -76,6 +57,6 @@ TEST_CASE("determinism: thread counts 1, 2 and 3 give identical results") {
   omp_set_num_threads(3);
   const sim::SimState d = run(c, 20);
   omp_set_num_threads(saved);
-  check_identical(a, b);
-  check_identical(a, d);
+  simtest::check_identical(a, b);
+  simtest::check_identical(a, d);
 }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "gpu_support.hpp"
+#include "same_state.hpp"
 
 namespace {
 
@@ -124,11 +125,6 @@ void compare_all_variants(const std::string& file) {
                << "], particles " << atomic.particles << " [" << atomic.particles_at << "]");
 }
 
-template <class T>
-bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
-}
-
 }  // namespace
 
 TEST_CASE("gpu: every strategy matches the CPU on config/box.toml after 20 steps") {
@@ -149,15 +145,7 @@ TEST_CASE("gpu: deposit=sorted is bitwise reproducible run to run") {
       INFO("layout=" << sim::to_string(l) << " sort_every=" << sort);
       const sim::SimState a = gputest::run(c, sim::BackendKind::cuda, kSteps);
       const sim::SimState b = gputest::run(c, sim::BackendKind::cuda, kSteps);
-      CHECK(same_bits(a.u, b.u));
-      CHECK(same_bits(a.v, b.v));
-      CHECK(same_bits(a.phi, b.phi));
-      CHECK(same_bits(a.particles.x, b.particles.x));
-      CHECK(same_bits(a.particles.y, b.particles.y));
-      CHECK(same_bits(a.particles.vx, b.particles.vx));
-      CHECK(same_bits(a.particles.vy, b.particles.vy));
-      CHECK(same_bits(a.particles.id, b.particles.id));
-      CHECK(same_bits(a.particles.alive, b.particles.alive));
+      simtest::check_identical(a, b);
     }
 }
 
