@@ -240,12 +240,13 @@ TEST_CASE("bench: the micro suite on the CPU at tiny sizes") {
   for (const char* s : {"jacobi_sweep", "sor_sweep", "particle_step", "16^2", "cells", "particles", "GB/s"})
     CHECK(out.find(s) != std::string::npos);
   const std::vector<std::string> csv = lines_of(dir.file("u.csv"));
-  REQUIRE(csv.size() == 1 + 2 + 2);  // jacobi, sor; particle step aos, soa
+  REQUIRE(csv.size() == 1 + 2 + 4);  // jacobi, sor; particle step aos, soa, each in random and cell-sorted order
   CHECK(csv[0] == joined(micro_columns()));
   CHECK(csv[1].rfind("jacobi_sweep,16,cells,", 0) == 0);
   CHECK(csv[2].rfind("sor_sweep,16,cells,", 0) == 0);
   CHECK(csv[3].rfind("particle_step,500,particles,aos,", 0) == 0);
-  check_json(dir.file("u.json"), 4, "micro");
+  CHECK(csv[5].rfind("particle_step,500,particles,aos/cell-sorted,", 0) == 0);
+  check_json(dir.file("u.json"), 6, "micro");
 }
 
 TEST_CASE("bench: the host copy bandwidth is measured") {
