@@ -38,6 +38,26 @@ double mean_free_rel_diff(const sim::SimState& a, const sim::SimState& b) {
   return std::sqrt(num / den);
 }
 
+// ||L(a - b)|| / ||L b|| with L the five-point Laplacian on the interior
+// (the halo of a downloaded state holds its Neumann values): both solves
+// meet ||rhs - L phi|| <= tol ||rhs||, so this is at most about 2 tol.
+double operator_rel_diff(const sim::SimState& a, const sim::SimState& b, double dx, double dy) {
+  const sim::Grid& g = a.grid;
+  auto lap = [&](const std::vector<float>& p, int i, int j) {
+    const double c = p[g.idx(i, j)];
+    return (p[g.idx(i - 1, j)] - 2 * c + p[g.idx(i + 1, j)]) / (dx * dx) +
+           (p[g.idx(i, j - 1)] - 2 * c + p[g.idx(i, j + 1)]) / (dy * dy);
+  };
+  double num = 0, den = 0;
+  for (int j = 0; j < g.ny; ++j)
+    for (int i = 0; i < g.nx; ++i) {
+      const double la = lap(a.phi, i, j), lb = lap(b.phi, i, j);
+      num += (la - lb) * (la - lb);
+      den += lb * lb;
+    }
+  return std::sqrt(num / den);
+}
+
 }  // namespace
 
 TEST_CASE("projection: max |div u| h / max |u| below the pressure tolerance after every step") {
@@ -99,7 +119,13 @@ TEST_CASE("projection: Jacobi and SOR give the same pressure to the tolerance") 
     REQUIRE(s->step().pressure.converged);
     out[n++] = s->download();
   }
+  // The two solves satisfy the same equation to the tolerance...
+  const double op = operator_rel_diff(out[0], out[1], c.dx(), c.dy());
+  // ...so their pressures differ by at most the tolerance times the
+  // conditioning of the Laplacian: allow ten times the tolerance.
   const double diff = mean_free_rel_diff(out[0], out[1]);
-  MESSAGE("relative L2 difference of phi (mean removed): " << diff);
-  CHECK(diff < 1e-4);
+  MESSAGE("||L(phi_J - phi_SOR)|| / ||L phi_SOR|| = " << op << ", relative L2 of phi (mean removed) = " << diff
+                                                      << " (tolerance " << c.tolerance << ")");
+  CHECK(op < 2.5 * c.tolerance);
+  CHECK(diff < 10 * c.tolerance);
 }
