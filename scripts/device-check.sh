@@ -2,13 +2,13 @@
 # Runs on the GPU machine, from the repository root, after scripts/gpu-run.sh
 # filled .gpu/ here: the GPU test suite, the same suite shrunk under
 # compute-sanitizer (memcheck, racecheck, initcheck), and two CUDA runs.
-# Logs go to $OUT (or ./device-out). Usage: scripts/device-check.sh [tests|sanitize|runs]...
+# Logs go to $OUT (or ./device-out). Usage: scripts/device-check.sh [tests|sanitize|racecheck|runs]...
 set -uo pipefail
 OUT=${OUT:-device-out}
 mkdir -p "$OUT"
 L=$PWD/.gpu/lib
 parts=("$@")
-[[ ${#parts[@]} -eq 0 ]] && parts=(tests sanitize runs)
+[[ ${#parts[@]} -eq 0 ]] && parts=(tests sanitize racecheck runs)
 nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.sm,clocks.mem --format=csv | tee "$OUT/device.txt"
 for part in "${parts[@]}"; do
   case $part in
