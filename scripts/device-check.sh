@@ -17,15 +17,15 @@ for part in "${parts[@]}"; do
       echo "sim_gpu_tests rc=$?" | tee -a "$OUT/gpu_tests.txt"
       grep -E "MESSAGE|exact|texture|atomic|test cases|assertions|ERROR|rc=" "$OUT/gpu_tests.txt" | head -60 ;;
     sanitize)
-      for tool in memcheck racecheck initcheck; do
-        # racecheck inspects shared memory only: the tiled stencil variants
-        only=""; [[ $tool == racecheck ]] && only=shared
-        SIM_GPU_TEST_STENCIL=$only SIM_GPU_TEST_SMALL=1 LD_LIBRARY_PATH=$L timeout 170 compute-sanitizer --tool $tool --error-exitcode 9 \
+      # racecheck has its own part below (one process per case)
+      for tool in memcheck initcheck; do
+        SIM_GPU_TEST_SMALL=1 LD_LIBRARY_PATH=$L timeout 170 compute-sanitizer --tool $tool --error-exitcode 9 \
           .gpu/sim_gpu_tests > "$OUT/sanitize_$tool.txt" 2>&1
         echo "compute-sanitizer $tool rc=$?" | tee -a "$OUT/sanitize_$tool.txt"
         grep -E "ERROR SUMMARY|RACECHECK SUMMARY|test cases|Error|error" "$OUT/sanitize_$tool.txt" | head -8
       done ;;
     racecheck)
+      # racecheck inspects shared memory only, so the tiled stencil variants;
       # one process per case, so each prints its own RACECHECK SUMMARY
       for tc in box channel; do
         SIM_GPU_TEST_STENCIL=shared SIM_GPU_TEST_SMALL=1 LD_LIBRARY_PATH=$L timeout 330 compute-sanitizer --tool racecheck \
