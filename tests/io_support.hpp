@@ -16,6 +16,7 @@
 #include "io/config_loader.hpp"
 #include "io/config_writer.hpp"
 #include "io/snapshot_reader.hpp"
+#include "same_state.hpp"
 #include "sim/run.hpp"
 
 namespace iotest {
@@ -63,10 +64,7 @@ inline int run_case(const sim::Config& cfg, const std::string& restart = "", std
   return rc;
 }
 
-template <class T>
-bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
-  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
-}
+using simtest::same_bits;
 
 // Every /grid and /particles dataset and the clock and counters, bit for bit.
 inline void check_same_snapshot(const sim::SnapshotContents& a, const sim::SnapshotContents& b) {
