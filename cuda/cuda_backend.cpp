@@ -13,6 +13,7 @@
 #include "cuda/kernels.hpp"
 #include "cuda/memory_plan.hpp"
 #include "cuda/particle_store.hpp"
+#include "cuda/snapshot_staging.hpp"
 #include "cuda/timer.hpp"
 #include "cuda/velocity_textures.hpp"
 #include "sim/backend.hpp"
@@ -100,6 +101,14 @@ class CudaBackend final : public Backend {
     open_.download(s.open.data(), n, st);
     store_.download(s.particles, permuted_, st);  // synchronises
     s.counters = read_counters();
+  }
+
+  std::unique_ptr<PendingState> begin_download(SimState header) override {
+    if (!staging_) staging_.emplace(g_, cfg_.layout, plan_.capacity, dev_.ordinal);
+    const SnapshotSources src{&u_, &v_, &phi_, &open_, &counters_, &store_, permuted_};
+    if (std::unique_ptr<PendingState> p = staging_->begin(header, src, exec_.stream)) return p;
+    download(header);  // no memory for staging: the synchronous path
+    return ready_state(std::move(header));
   }
 
   void set_constants(const Constants& c) override {
@@ -262,6 +271,7 @@ class CudaBackend final : public Backend {
   DeviceBuffer<real> pair_values_, pair_values_alt_, pair_sums_;
   DeviceBuffer<int> run_count_;
   VelocityTextures textures_;
+  std::optional<SnapshotStaging> staging_;  // made at the first snapshot; a pending one keeps its own slot alive
   bool permuted_ = false;  // slots out of canonical order since the last upload
   int64_t particle_steps_ = 0;
 };

@@ -49,6 +49,8 @@ class Stream {
 class Event {
  public:
   Event() { SIM_CUDA_CHECK(cudaEventCreate(&e_)); }
+  // e.g. cudaEventDisableTiming | cudaEventBlockingSync: a waiting host thread sleeps instead of spinning
+  explicit Event(unsigned flags) { SIM_CUDA_CHECK(cudaEventCreateWithFlags(&e_, flags)); }
   ~Event() {
     if (e_ != nullptr) (void)cudaEventDestroy(e_);
   }

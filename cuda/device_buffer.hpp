@@ -5,6 +5,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
+#include <stdexcept>
 #include <string>
 #include <utility>
 
@@ -80,26 +81,53 @@ class DeviceBuffer {
   size_t n_ = 0;
 };
 
-// Page-locked host memory: the target of the scalar read-backs in the step loop.
+// Page-locked host memory: the target of the scalar read-backs in the step
+// loop and of the snapshot copies (cudaMemcpyAsync from it or into it runs
+// beside the host: no synchronisation until the data is used).
 template <class T>
 class PinnedBuffer {
  public:
-  explicit PinnedBuffer(size_t n) {
+  PinnedBuffer() = default;
+  explicit PinnedBuffer(size_t n, const char* what = "pinned host buffer") { allocate(n, what); }
+  ~PinnedBuffer() { release(); }
+  PinnedBuffer(const PinnedBuffer&) = delete;
+  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
+  PinnedBuffer(PinnedBuffer&& o) noexcept : p_(std::exchange(o.p_, nullptr)), n_(std::exchange(o.n_, 0)) {}
+  PinnedBuffer& operator=(PinnedBuffer&& o) noexcept {
+    if (this != &o) {
+      release();
+      p_ = std::exchange(o.p_, nullptr);
+      n_ = std::exchange(o.n_, 0);
+    }
+    return *this;
+  }
+
+  void allocate(size_t n, const char* what = "pinned host buffer") {
+    release();
+    if (n == 0) return;
     void* p = nullptr;
-    SIM_CUDA_CHECK(cudaMallocHost(&p, n * sizeof(T)));
+    const cudaError_t err = cudaMallocHost(&p, n * sizeof(T));
+    if (err == cudaErrorMemoryAllocation) {
+      (void)cudaGetLastError();
+      throw std::runtime_error("cuda: " + std::string(what) + " needs " + format_bytes(n * sizeof(T)) +
+                               " of page-locked host memory, which the system refused");
+    }
+    check_cuda(err, "cudaMallocHost", __FILE__, __LINE__);
     p_ = static_cast<T*>(p);
     n_ = n;
   }
-  ~PinnedBuffer() {
-    if (p_ != nullptr) (void)cudaFreeHost(p_);
-  }
-  PinnedBuffer(const PinnedBuffer&) = delete;
-  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
+
   T* data() { return p_; }
+  const T* data() const { return p_; }
   T& operator[](size_t i) { return p_[i]; }
   size_t size() const { return n_; }
 
  private:
+  void release() noexcept {
+    if (p_ != nullptr) (void)cudaFreeHost(p_);
+    p_ = nullptr;
+    n_ = 0;
+  }
   T* p_ = nullptr;
   size_t n_ = 0;
 };

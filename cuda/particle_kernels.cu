@@ -1,4 +1,4 @@
-// Particle kernels: one thread per slot, templated on the particle view
+// Particle kernels: one thread per slot (the step: four slots per thread), templated on the particle view
 // (AoS or SoA), the fluid sampler (software bilinear or texture), the
 // constants policy and the deposit mode. The per-particle sequence is
 // CpuBackend::particles_impl's: sample, drag (+ reaction), obstacles, walls.
@@ -62,59 +62,93 @@ __device__ __forceinline__ void for_each_deposit_face(real x, real y, real ax, r
     }
 }
 
+constexpr int kParticleBlock = 256;
+// Particles per thread in the step: a thread issues the loads of all of
+// them before it needs any, so each thread keeps 4x the bytes in flight
+// and the stream of particle state runs near the copy bandwidth instead of
+// waiting on one load chain (alive -> state -> fluid gather) per particle.
+constexpr int kParticlesPerThread = 4;
+
+// Thread t of block b takes slots b * (block * P) + t + q * block, q < P:
+// each of the P loads of a warp is one contiguous run of slots.
 template <class View, class Sampler, class KP, DepositMode kDeposit>
-__global__ void particle_step_kernel(KP kp, View p, Sampler sample, DepositTargets dep,
-                                     unsigned long long* __restrict__ counters) {
+__global__ void __launch_bounds__(kParticleBlock) particle_step_kernel(KP kp, View p, Sampler sample,
+                                                                       DepositTargets dep,
+                                                                       unsigned long long* __restrict__ counters) {
+  constexpr int P = kParticlesPerThread;
   const Constants& k = kp.get();
-  const int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i >= p.size()) return;
-  real x0 = 0, y0 = 0, ax = 0, ay = 0;  // old position and drag reaction (an acceleration of one cell of fluid)
-  if (p.alive(i)) {
-    ParticleMotion s{p.x(i), p.y(i), p.vx(i), p.vy(i)};
-    const real d = p.d(i);
-    real ufx, ufy;
-    sample(s.x, s.y, k, ufx, ufy);
-    const ParticleUpdate up = update_particle(s, d, ufx, ufy, k);
-    if constexpr (kDeposit != DepositMode::none) {
-      x0 = s.x;
-      y0 = s.y;
-      ax = up.ax;
-      ay = up.ay;
-    }
-    p.x(i) = up.s.x;
-    p.y(i) = up.s.y;
-    p.vx(i) = up.s.vx;
-    p.vy(i) = up.s.vy;
-    const bool inside = up.inside;
-    if (!inside) {
-      p.alive(i) = 0;
-      atomicAdd(counters + kRemoved, 1ull);
+  const int64_t n = p.size();
+  const int64_t first = static_cast<int64_t>(blockIdx.x) * (kParticleBlock * P) + threadIdx.x;
+  ParticleMotion s[P];
+  real d[P], ufx[P], ufy[P];
+  bool live[P];
+  // 1. The state of every particle of the thread, loaded before any is used.
+#pragma unroll
+  for (int q = 0; q < P; ++q) {
+    const int64_t i = first + static_cast<int64_t>(q) * kParticleBlock;
+    live[q] = false;
+    s[q] = ParticleMotion{0, 0, 0, 0};
+    d[q] = 0;
+    if (i < n) {
+      live[q] = p.alive(i) != 0;
+      s[q] = ParticleMotion{p.x(i), p.y(i), p.vx(i), p.vy(i)};
+      d[q] = p.d(i);
     }
   }
-  const bool deposits = ax != real(0) || ay != real(0);
-  if constexpr (kDeposit == DepositMode::atomic) {
-    if (deposits)
-      for_each_deposit_face(x0, y0, ax, ay, k, [&](int, int fu, real a_u, int fv, real a_v) {
-        if (fu >= 0) atomicAdd(dep.fu + fu, a_u);
-        if (fv >= 0) atomicAdd(dep.fv + fv, a_v);
-      });
-  } else if constexpr (kDeposit == DepositMode::sorted) {
-    // Pairs at the canonical slot id % capacity: after a stable sort by face,
-    // each face's contributions are in CPU (slot) order whatever the permutation.
-    const uint32_t sentinel = deposit_key(k.pitch * k.rows, 0);
-    const size_t base = 8 * static_cast<size_t>(p.id(i) % dep.capacity);
-    if (deposits) {
-      for_each_deposit_face(x0, y0, ax, ay, k, [&](int q, int fu, real a_u, int fv, real a_v) {
-        dep.keys[base + 2 * q] = fu >= 0 ? deposit_key(fu, 0) : sentinel;
-        dep.values[base + 2 * q] = a_u;
-        dep.keys[base + 2 * q + 1] = fv >= 0 ? deposit_key(fv, 1) : sentinel;
-        dep.values[base + 2 * q + 1] = a_v;
-      });
-    } else {
+  // 2. Their fluid velocities: all gathers in flight together.
 #pragma unroll
-      for (int q = 0; q < 8; ++q) {
-        dep.keys[base + q] = sentinel;
-        dep.values[base + q] = real(0);
+  for (int q = 0; q < P; ++q) {
+    ufx[q] = ufy[q] = 0;
+    if (live[q]) sample(s[q].x, s[q].y, k, ufx[q], ufy[q]);
+  }
+  // 3. Drag, obstacles, walls; the new state and the deposit of the reaction.
+#pragma unroll
+  for (int q = 0; q < P; ++q) {
+    const int64_t i = first + static_cast<int64_t>(q) * kParticleBlock;
+    if (i >= n) break;
+    real x0 = 0, y0 = 0, ax = 0, ay = 0;  // old position and drag reaction (an acceleration of one cell of fluid)
+    if (live[q]) {
+      const ParticleUpdate up = update_particle(s[q], d[q], ufx[q], ufy[q], k);
+      if constexpr (kDeposit != DepositMode::none) {
+        x0 = s[q].x;
+        y0 = s[q].y;
+        ax = up.ax;
+        ay = up.ay;
+      }
+      p.x(i) = up.s.x;
+      p.y(i) = up.s.y;
+      p.vx(i) = up.s.vx;
+      p.vy(i) = up.s.vy;
+      if (!up.inside) {
+        p.alive(i) = 0;
+        atomicAdd(counters + kRemoved, 1ull);
+      }
+    }
+    const bool deposits = ax != real(0) || ay != real(0);
+    if constexpr (kDeposit == DepositMode::atomic) {
+      if (deposits)
+        for_each_deposit_face(x0, y0, ax, ay, k, [&](int, int fu, real a_u, int fv, real a_v) {
+          if (fu >= 0) atomicAdd(dep.fu + fu, a_u);
+          if (fv >= 0) atomicAdd(dep.fv + fv, a_v);
+        });
+    } else if constexpr (kDeposit == DepositMode::sorted) {
+      // Pairs at the canonical slot id % capacity: after a stable sort by face,
+      // each face's contributions are in CPU (slot) order whatever the permutation.
+      const uint32_t sentinel = deposit_key(k.pitch * k.rows, 0);
+      const size_t base = 8 * static_cast<size_t>(p.id(i) % dep.capacity);
+      if (deposits) {
+        for_each_deposit_face(x0, y0, ax, ay, k, [&](int c, int fu, real a_u, int fv, real a_v) {
+          dep.keys[base + 2 * c] = fu >= 0 ? deposit_key(fu, 0) : sentinel;
+          dep.values[base + 2 * c] = a_u;
+          dep.keys[base + 2 * c + 1] = fv >= 0 ? deposit_key(fv, 1) : sentinel;
+          dep.values[base + 2 * c + 1] = a_v;
+        });
+      } else {
+#pragma unroll
+        for (int c = 0; c < 8; ++c) {
+          dep.keys[base + c] = sentinel;
+          dep.values[base + c] = real(0);
+        }
       }
     }
   }
@@ -167,8 +201,6 @@ __global__ void sample_kernel(KP kp, Sampler sample, const real* __restrict__ x,
   if (q < n) sample(x[q], y[q], kp.get(), ufx[q], ufy[q]);
 }
 
-constexpr int kParticleBlock = 256;
-
 unsigned blocks_for(int64_t n) { return static_cast<unsigned>((n + kParticleBlock - 1) / kParticleBlock); }
 
 template <class Body>
@@ -187,8 +219,9 @@ void with_sampler(Sampling s, const real* u, const real* v, cudaTextureObject_t 
 template <DepositMode kMode, class View, class Sampler, class KP>
 void launch_step(const Exec& e, View view, Sampler smp, KP kp, const DepositTargets& dep,
                  unsigned long long* counters) {
+  const int64_t per_block = int64_t(kParticleBlock) * kParticlesPerThread;
   particle_step_kernel<View, Sampler, KP, kMode>
-      <<<blocks_for(view.size()), kParticleBlock, 0, e.stream>>>(kp, view, smp, dep, counters);
+      <<<static_cast<unsigned>((view.size() + per_block - 1) / per_block), kParticleBlock, 0, e.stream>>>(kp, view, smp, dep, counters);
   SIM_CUDA_CHECK_LAUNCH("particle_step_kernel");
 }
 

@@ -87,4 +87,82 @@ void ParticleStore::download(HostParticles& h, bool permuted, cudaStream_t s) {
   SIM_CUDA_CHECK(cudaStreamSynchronize(s));
 }
 
+namespace {
+template <class T>
+void copy_d2d(DeviceBuffer<T>& dst, const DeviceBuffer<T>& src, cudaStream_t s) {
+  if (src.size() > 0) SIM_CUDA_CHECK(cudaMemcpyAsync(dst.data(), src.data(), src.bytes(), cudaMemcpyDeviceToDevice, s));
+}
+template <class T>
+void copy_d2h(PinnedBuffer<T>& dst, const DeviceBuffer<T>& src, cudaStream_t s) {
+  if (src.size() > 0) SIM_CUDA_CHECK(cudaMemcpyAsync(dst.data(), src.data(), src.bytes(), cudaMemcpyDeviceToHost, s));
+}
+template <class T>
+void assign(std::vector<T>& dst, const PinnedBuffer<T>& src) {
+  dst.assign(src.data(), src.data() + src.size());
+}
+}  // namespace
+
+void ParticleStore::copy_canonical_to(ParticleStore& dst, bool permuted, cudaStream_t s) {
+  if (dst.layout_ != layout_ || dst.capacity_ != capacity_) throw std::logic_error("cuda: staging store of another shape");
+  dst.cur_ = 0;
+  if (permuted) {
+    if (!two_banks_) throw std::logic_error("cuda: permuted particles without a spare bank");
+    scatter_to_canonical(s, current(), dst.current());
+    return;
+  }
+  const Bank& a = banks_[cur_];
+  Bank& b = dst.banks_[0];
+  copy_d2d(b.aos, a.aos, s);
+  copy_d2d(b.x, a.x, s);
+  copy_d2d(b.y, a.y, s);
+  copy_d2d(b.vx, a.vx, s);
+  copy_d2d(b.vy, a.vy, s);
+  copy_d2d(b.d, a.d, s);
+  copy_d2d(b.id, a.id, s);
+  copy_d2d(b.alive, a.alive, s);
+}
+
+PinnedParticles ParticleStore::pinned_buffers() const {
+  const size_t n = static_cast<size_t>(capacity_);
+  PinnedParticles h;
+  if (layout_ == Layout::aos) {
+    h.aos.allocate(n, "snapshot particles");
+    return h;
+  }
+  for (PinnedBuffer<real>* f : {&h.x, &h.y, &h.vx, &h.vy, &h.d}) f->allocate(n, "snapshot particles");
+  h.id.allocate(n, "snapshot particle ids");
+  h.alive.allocate(n, "snapshot particle flags");
+  return h;
+}
+
+void ParticleStore::download_async(PinnedParticles& h, cudaStream_t s) {
+  const Bank& b = banks_[cur_];
+  copy_d2h(h.aos, b.aos, s);
+  copy_d2h(h.x, b.x, s);
+  copy_d2h(h.y, b.y, s);
+  copy_d2h(h.vx, b.vx, s);
+  copy_d2h(h.vy, b.vy, s);
+  copy_d2h(h.d, b.d, s);
+  copy_d2h(h.id, b.id, s);
+  copy_d2h(h.alive, b.alive, s);
+}
+
+void PinnedParticles::to_host(HostParticles& h) const {
+  if (aos.size() > 0) {
+    h.resize(aos.size());
+    for (size_t i = 0; i < aos.size(); ++i) {
+      const Particle& a = aos.data()[i];
+      h.x[i] = a.x, h.y[i] = a.y, h.vx[i] = a.vx, h.vy[i] = a.vy, h.d[i] = a.d, h.id[i] = a.id, h.alive[i] = a.alive;
+    }
+    return;
+  }
+  assign(h.x, x);
+  assign(h.y, y);
+  assign(h.vx, vx);
+  assign(h.vy, vy);
+  assign(h.d, d);
+  assign(h.id, id);
+  assign(h.alive, alive);
+}
+
 }  // namespace sim::cuda

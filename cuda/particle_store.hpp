@@ -10,6 +10,16 @@
 
 namespace sim::cuda {
 
+// Page-locked host copies of one bank, in the store's layout: the target of
+// the asynchronous snapshot downloads.
+struct PinnedParticles {
+  PinnedBuffer<Particle> aos;
+  PinnedBuffer<real> x, y, vx, vy, d;
+  PinnedBuffer<uint32_t> id, alive;
+  // The layout-independent host form; only after the copy into it finished.
+  void to_host(HostParticles& h) const;
+};
+
 class ParticleStore {
  public:
   // Bytes the store will allocate: capacity slots per bank.
@@ -27,6 +37,13 @@ class ParticleStore {
   // the slots may be out of canonical order (a sort ran since upload).
   void upload(const HostParticles& h, cudaStream_t s);
   void download(HostParticles& h, bool permuted, cudaStream_t s);
+
+  // Snapshot staging, neither synchronising: the current bank in canonical
+  // slot order into `dst` (one bank, same layout and capacity); and the
+  // current bank into `h` (from pinned_buffers()) on a copy stream.
+  void copy_canonical_to(ParticleStore& dst, bool permuted, cudaStream_t s);
+  PinnedParticles pinned_buffers() const;
+  void download_async(PinnedParticles& h, cudaStream_t s);
 
  private:
   struct Bank {

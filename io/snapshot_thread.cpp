@@ -19,7 +19,7 @@ SnapshotThread::SnapshotThread(SnapshotMeta meta, SnapshotSeries series)
 
 SnapshotThread::~SnapshotThread() { stop(); }
 
-void SnapshotThread::submit(SimState state) {
+void SnapshotThread::submit(std::unique_ptr<PendingState> state) {
   const auto t0 = Clock::now();
   std::unique_lock<std::mutex> lk(m_);
   space_.wait(lk, [&] { return error_ || static_cast<int>(queue_.size()) + (busy_ ? 1 : 0) < kMaxPending; });
@@ -58,7 +58,7 @@ void SnapshotThread::run() {
     std::unique_lock<std::mutex> lk(m_);
     work_.wait(lk, [&] { return !queue_.empty() || closing_; });
     if (queue_.empty()) return;
-    SimState s = std::move(queue_.front());
+    std::unique_ptr<PendingState> job = std::move(queue_.front());
     queue_.pop_front();
     busy_ = true;
     const bool failed = static_cast<bool>(error_);
@@ -68,6 +68,7 @@ void SnapshotThread::run() {
     std::exception_ptr err;
     if (!failed) {
       try {
+        SimState s = job->take();
         const std::string path = join_path(series_.dir(), snapshot_file_name(s.step));
         write_snapshot(path, s, meta_);
         series_.add(path);
@@ -75,7 +76,7 @@ void SnapshotThread::run() {
         err = std::current_exception();
       }
     }
-    s = SimState{};  // free the copy before the main thread may queue the next one
+    job.reset();  // free the copy (or its staging) before the main thread may queue the next one
     const double ms = ms_since(t0);
 
     lk.lock();

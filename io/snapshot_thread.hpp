@@ -7,29 +7,29 @@
 // bounded at two host copies. submit() blocks while the bound is reached;
 // that wait is the part of the output time the stepping could not hide.
 //
-// GPU hook: today a job is a SimState from Simulation::download() (pageable
-// host memory, a fresh allocation per snapshot). The CUDA backend is to
-// download into pinned staging buffers instead; those would become a pool of
-// kMaxPending host buffers owned here, handed out before the download and
-// returned by the writer after the file is committed. Only submit()'s
-// argument changes; the queue, the bound and the timing stay as they are.
+// A job is a PendingState (sim/backend.hpp): on the CPU a host copy made
+// before submit(); on the GPU a copy still under way from device staging
+// into pinned host memory, which the writer thread waits for (take()) and
+// then writes. The main thread pays only for starting the copy.
 #pragma once
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <exception>
+#include <memory>
 #include <mutex>
 #include <thread>
 
 #include "io/snapshot_series.hpp"
 #include "io/snapshot_writer.hpp"
+#include "sim/backend.hpp"
 #include "sim/state.hpp"
 
 namespace sim {
 
 struct SnapshotTiming {
   int64_t written = 0;
-  double write_ms = 0;  // writer thread: fields, file, index
+  double write_ms = 0;  // writer thread: the copy's arrival, fields, file, index
   double wait_ms = 0;   // main thread: blocked in submit() and finish()
   // Output time overlapped with stepping.
   double hidden_ms() const { return write_ms > wait_ms ? write_ms - wait_ms : 0.0; }
@@ -46,9 +46,10 @@ class SnapshotThread {
   // then stops; errors are dropped here, finish() is where they surface.
   ~SnapshotThread();
 
-  // Queues `state` for OUTPUT/snap_<state.step>.h5. Throws the error of an
+  // Queues the state for OUTPUT/snap_<state.step>.h5. Throws the error of an
   // earlier failed write, so the run stops at the first full disk.
-  void submit(SimState state);
+  void submit(std::unique_ptr<PendingState> state);
+  void submit(SimState state) { submit(ready_state(std::move(state))); }
   // Waits for every queued write; throws the first write error.
   void finish();
 
@@ -62,7 +63,7 @@ class SnapshotThread {
   SnapshotSeries series_;
   mutable std::mutex m_;
   std::condition_variable work_, space_;
-  std::deque<SimState> queue_;
+  std::deque<std::unique_ptr<PendingState>> queue_;
   bool busy_ = false, closing_ = false;
   std::exception_ptr error_;
   SnapshotTiming timing_;

@@ -49,12 +49,30 @@ class PressureOps {
   virtual double residual_norm() = 0;      // ||rhs - lap phi||_2 over fluid cells
 };
 
+// A copy of the state on its way to host memory (Backend::begin_download).
+class PendingState {
+ public:
+  virtual ~PendingState() = default;
+  // Waits for the copy to land and returns the state; called once, from any
+  // thread (the snapshot writer's). Throws what the copy failed with.
+  virtual SimState take() = 0;
+};
+
+// A state already in host memory, as a PendingState.
+std::unique_ptr<PendingState> ready_state(SimState s);
+
 class Backend : public PressureOps {
  public:
   virtual std::string name() const = 0;        // device or threads, one line
   virtual std::string strategies() const = 0;  // e.g. "layout=soa stencil=ldg ..."
   virtual void upload(const SimState& s) = 0;
   virtual void download(SimState& s) = 0;
+  // Starts copying the state into host memory and returns without waiting
+  // for the copy, so the stepping can go on while it runs; the result has
+  // `header`'s grid and scalars (step, time, dt, next_id) and this backend's
+  // fields, particles (in canonical slot order) and counters as of the call.
+  // The default downloads now.
+  virtual std::unique_ptr<PendingState> begin_download(SimState header);
   virtual void set_constants(const Constants& c) = 0;  // whenever dt or anything else changes
 
   virtual double max_velocity_rate() = 0;  // max over faces of |u|/dx + |v|/dy, for the CFL dt

@@ -66,7 +66,7 @@ class RunOutput {
  private:
   void write(Simulation& sim) {
     const auto t0 = Clock::now();
-    writer_->submit(sim.download());
+    writer_->submit(sim.begin_download());
     main_ms_ += ms_since(t0);
     last_written_ = sim.step_index();
   }

@@ -87,6 +87,34 @@ SimState Simulation::download() {
   return s;
 }
 
+std::unique_ptr<PendingState> Simulation::begin_download() {
+  SimState header;
+  header.grid = grid_;
+  header.step = step_;
+  header.time = time_;
+  header.dt = dt_;
+  header.next_id = next_id_;
+  return backend_->begin_download(std::move(header));
+}
+
+namespace {
+class ReadyState final : public PendingState {
+ public:
+  explicit ReadyState(SimState s) : s_(std::move(s)) {}
+  SimState take() override { return std::move(s_); }
+
+ private:
+  SimState s_;
+};
+}  // namespace
+
+std::unique_ptr<PendingState> ready_state(SimState s) { return std::make_unique<ReadyState>(std::move(s)); }
+
+std::unique_ptr<PendingState> Backend::begin_download(SimState header) {
+  download(header);
+  return ready_state(std::move(header));
+}
+
 std::unique_ptr<Backend> make_backend(const Config& cfg, const Grid& grid, std::string* notice) {
   switch (cfg.backend) {
     case BackendKind::cpu: return make_cpu_backend(cfg, grid);

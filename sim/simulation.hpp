@@ -28,6 +28,8 @@ class Simulation {
   double next_dt();
 
   SimState download();  // host copy of the whole state (synchronises)
+  // The same copy, started without waiting for it (see Backend::begin_download).
+  std::unique_ptr<PendingState> begin_download();
   Diagnostics diagnostics() { return backend_->diagnostics(); }
   Backend& backend() { return *backend_; }
   const Config& config() const { return cfg_; }
