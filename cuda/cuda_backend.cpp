@@ -55,6 +55,8 @@ class CudaBackend final : public Backend {
       deposit_ws_.allocate(plan.deposit_workspace, "deposit workspace");
     }
     if (cfg.sampling == Sampling::texture) textures_ = VelocityTextures(u_.data(), v_.data(), g, dev_);
+    if (cfg.sampling == Sampling::packed && plan.capacity > 0)
+      for (DeviceBuffer<float4>* f : {&u4_, &v4_}) f->allocate(n, "packed velocity");
     inj_ = make_injection(cfg.inject);
     for (DeviceBuffer<real>* f : {&fu_, &fv_, &phi2_, &rhs_}) f->zero(exec_.stream);
     counters_.zero(exec_.stream);
@@ -132,11 +134,16 @@ class CudaBackend final : public Backend {
     if (plan_.sorts && particle_steps_ % cfg_.sort_every == 0) sort_by_cell();
     ++particle_steps_;
     ParticleStepArgs a;
-    a.sampling = cfg_.sampling;
-    a.u = u_.data();
-    a.v = v_.data();
-    a.tex_u = textures_.u();
-    a.tex_v = textures_.v();
+    a.fluid.sampling = cfg_.sampling;
+    a.fluid.u = u_.data();
+    a.fluid.v = v_.data();
+    a.fluid.tex_u = textures_.u();
+    a.fluid.tex_v = textures_.v();
+    if (cfg_.sampling == Sampling::packed) {
+      pack_velocity(exec_, u_.data(), v_.data(), u4_.data(), v4_.data(), g_.size());
+      a.fluid.u4 = u4_.data();
+      a.fluid.v4 = v4_.data();
+    }
     a.two_way = k_.two_way != 0;
     a.deposit = cfg_.deposit;
     a.fu = fu_.data();
@@ -271,6 +278,7 @@ class CudaBackend final : public Backend {
   DeviceBuffer<real> pair_values_, pair_values_alt_, pair_sums_;
   DeviceBuffer<int> run_count_;
   VelocityTextures textures_;
+  DeviceBuffer<float4> u4_, v4_;  // sampling=packed
   std::optional<SnapshotStaging> staging_;  // made at the first snapshot; a pending one keeps its own slot alive
   bool permuted_ = false;  // slots out of canonical order since the last upload
   int64_t particle_steps_ = 0;

@@ -98,11 +98,24 @@ struct DeviceParticles {
 // Device counters kept across steps (ParticleCounters).
 enum CounterIndex { kRemoved = 0, kRecycled = 1, kCounterCount = 2 };
 
-struct ParticleStepArgs {
+// Where the particle kernels read the fluid velocity, by sampling path.
+struct VelocitySource {
   Sampling sampling = Sampling::software;
-  const real* u = nullptr;  // software sampling
+  const real* u = nullptr;  // software
   const real* v = nullptr;
-  cudaTextureObject_t tex_u = 0, tex_v = 0;  // texture sampling
+  cudaTextureObject_t tex_u = 0, tex_v = 0;  // texture
+  const float4* u4 = nullptr;                // packed (pack_velocity)
+  const float4* v4 = nullptr;
+};
+
+// Packed sampling: u4[c] = (u[c], u[c + 1], u[c + pitch], u[c + pitch + 1]),
+// the 4 corners of the bilinear stencil whose lower-left node is storage
+// index c (the same for v4 and v), for every c with c + pitch + 1 < the
+// grid size (the rest are zero and never read).
+void pack_velocity(const Exec& e, const real* u, const real* v, float4* u4, float4* v4, size_t size);
+
+struct ParticleStepArgs {
+  VelocitySource fluid;
   bool two_way = false;
   Deposit deposit = Deposit::sorted;
   real* fu = nullptr;  // deposit=atomic: atomicAdd target
@@ -120,8 +133,8 @@ void inject_particles(const Exec& e, const DeviceParticles& p, uint64_t first_id
 // keys[s] = cell index of slot s (nx * ny when dead), slots[s] = s.
 void particle_cell_keys(const Exec& e, const DeviceParticles& p, uint32_t* keys, uint32_t* slots);
 // Fluid velocity at n points, by the given sampling path (tests and benchmarks).
-void sample_fluid_velocity(const Exec& e, Sampling sampling, const real* u, const real* v, cudaTextureObject_t tex_u,
-                           cudaTextureObject_t tex_v, const real* x, const real* y, int n, real* ufx, real* ufy);
+void sample_fluid_velocity(const Exec& e, const VelocitySource& fluid, const real* x, const real* y, int n, real* ufx,
+                           real* ufy);
 
 // --- particle order (cuda/particle_sort.cu) ----------------------------
 // Stable radix sort of (key, value) pairs over the low end_bit bits, in

@@ -40,6 +40,7 @@ MemoryPlan plan_memory(const Config& cfg, const Grid& g, const StencilOpts& o) {
   p.sorted_deposit = cfg.two_way && cfg.deposit == Deposit::sorted && p.capacity > 0;
   p.pairs = p.sorted_deposit ? 8 * p.capacity : 0;
   p.particles = ParticleStore::bytes(cfg.layout, p.capacity, p.sorts) + 2 * sizeof(unsigned long long);
+  if (cfg.sampling == Sampling::packed && p.capacity > 0) p.particles += 2 * g.size() * sizeof(float4);
 
   p.cell_key_bits = key_bits(static_cast<uint64_t>(g.nx) * static_cast<uint64_t>(g.ny));  // dead slots: nx * ny
   // a grid past INT_MAX points is refused by the backend after the memory check

@@ -1,7 +1,9 @@
-// Particle kernels: one thread per slot (the step: four slots per thread), templated on the particle view
-// (AoS or SoA), the fluid sampler (software bilinear or texture), the
-// constants policy and the deposit mode. The per-particle sequence is
+// Particle kernels: one thread per slot (the step: SIM_PARTICLES_PER_THREAD
+// slots), templated on the particle view (AoS or SoA), the fluid sampler
+// (software bilinear, texture or packed), the constants policy and the deposit mode. The per-particle sequence is
 // CpuBackend::particles_impl's: sample, drag (+ reaction), obstacles, walls.
+#include <type_traits>
+
 #include "cuda/constants.cuh"
 #include "cuda/kernels.hpp"
 #include "sim/halo.hpp"
@@ -36,6 +38,34 @@ struct TextureSampler {
   }
 };
 
+// Packed: stencil_u / stencil_v as in software sampling, then the 4
+// corners of each stencil in one 16-byte load (pack_velocity laid them out
+// per lower-left node): 2 gathers per particle instead of 8. The operands
+// and the arithmetic are the software sampler's, so the results are too.
+struct PackedSampler {
+  const float4* __restrict__ u4;
+  const float4* __restrict__ v4;
+  __device__ __forceinline__ void operator()(real x, real y, const Constants& k, real& ufx, real& ufy) const {
+    const Stencil2 su = stencil_u(x, y, k), sv = stencil_v(x, y, k);
+    const float4 a = __ldg(u4 + at(k, su.i, su.j)), b = __ldg(v4 + at(k, sv.i, sv.j));
+    ufx = bilinear(a.x, a.y, a.z, a.w, su.wx, su.wy);
+    ufy = bilinear(b.x, b.y, b.z, b.w, sv.wx, sv.wy);
+  }
+};
+
+__global__ void pack_velocity_kernel(const real* __restrict__ u, const real* __restrict__ v, float4* __restrict__ u4,
+                                     float4* __restrict__ v4, int pitch, int64_t size) {
+  const int64_t c = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (c >= size) return;
+  float4 a = make_float4(0, 0, 0, 0), b = a;
+  if (c + pitch + 1 < size) {
+    a = make_float4(__ldg(u + c), __ldg(u + c + 1), __ldg(u + c + pitch), __ldg(u + c + pitch + 1));
+    b = make_float4(__ldg(v + c), __ldg(v + c + 1), __ldg(v + c + pitch), __ldg(v + c + pitch + 1));
+  }
+  u4[c] = a;
+  v4[c] = b;
+}
+
 enum class DepositMode { none, atomic, sorted };
 
 struct DepositTargets {
@@ -63,11 +93,39 @@ __device__ __forceinline__ void for_each_deposit_face(real x, real y, real ax, r
 }
 
 constexpr int kParticleBlock = 256;
-// Particles per thread in the step: a thread issues the loads of all of
-// them before it needs any, so each thread keeps 4x the bytes in flight
-// and the stream of particle state runs near the copy bandwidth instead of
-// waiting on one load chain (alive -> state -> fluid gather) per particle.
-constexpr int kParticlesPerThread = 4;
+// Particles per thread in the step (build option SIM_PARTICLES_PER_THREAD):
+// a thread issues the loads of all of them before it needs any. On the H200
+// 1 is fastest (docs/PERFORMANCE.md): in random order the step is bound by
+// L2 gather throughput, which more loads in flight cannot raise, and in
+// cell order 4 or 8 per thread cost occupancy (59 registers at 4) and time.
+#ifndef SIM_PARTICLES_PER_THREAD
+#define SIM_PARTICLES_PER_THREAD 1
+#endif
+constexpr int kParticlesPerThread = SIM_PARTICLES_PER_THREAD;
+static_assert(kParticlesPerThread >= 1 && kParticlesPerThread <= 8, "SIM_PARTICLES_PER_THREAD: 1 to 8");
+
+// Streaming cache hints on the SoA particle arrays (build option
+// SIM_PARTICLE_CACHE_HINTS): each value is read and written once a step, so
+// ld/st.global.cs (evict first) leave L1 and L2 to the fluid velocity the
+// gathers reuse. AoS keeps plain accesses: the 7 loads of a record share
+// its cache lines, which evict-first would give up between them. Off by
+// default: on the H200 the hints made the step 5-8% slower.
+#ifndef SIM_PARTICLE_CACHE_HINTS
+#define SIM_PARTICLE_CACHE_HINTS 0
+#endif
+template <class View>
+constexpr bool kStreamed = SIM_PARTICLE_CACHE_HINTS != 0 && std::is_same_v<View, ParticlesSoAView>;
+
+template <class View, class T>
+__device__ __forceinline__ T load_state(const T& r) {
+  if constexpr (kStreamed<View>) return __ldcs(&r);
+  else return r;
+}
+template <class View, class T>
+__device__ __forceinline__ void store_state(T& r, T v) {
+  if constexpr (kStreamed<View>) __stcs(&r, v);
+  else r = v;
+}
 
 // Thread t of block b takes slots b * (block * P) + t + q * block, q < P:
 // each of the P loads of a warp is one contiguous run of slots.
@@ -90,9 +148,10 @@ __global__ void __launch_bounds__(kParticleBlock) particle_step_kernel(KP kp, Vi
     s[q] = ParticleMotion{0, 0, 0, 0};
     d[q] = 0;
     if (i < n) {
-      live[q] = p.alive(i) != 0;
-      s[q] = ParticleMotion{p.x(i), p.y(i), p.vx(i), p.vy(i)};
-      d[q] = p.d(i);
+      live[q] = load_state<View>(p.alive(i)) != 0;
+      s[q] = ParticleMotion{load_state<View>(p.x(i)), load_state<View>(p.y(i)), load_state<View>(p.vx(i)),
+                            load_state<View>(p.vy(i))};
+      d[q] = load_state<View>(p.d(i));
     }
   }
   // 2. Their fluid velocities: all gathers in flight together.
@@ -115,10 +174,10 @@ __global__ void __launch_bounds__(kParticleBlock) particle_step_kernel(KP kp, Vi
         ax = up.ax;
         ay = up.ay;
       }
-      p.x(i) = up.s.x;
-      p.y(i) = up.s.y;
-      p.vx(i) = up.s.vx;
-      p.vy(i) = up.s.vy;
+      store_state<View>(p.x(i), up.s.x);
+      store_state<View>(p.y(i), up.s.y);
+      store_state<View>(p.vx(i), up.s.vx);
+      store_state<View>(p.vy(i), up.s.vy);
       if (!up.inside) {
         p.alive(i) = 0;
         atomicAdd(counters + kRemoved, 1ull);
@@ -210,10 +269,12 @@ void with_view(const DeviceParticles& p, Body&& body) {
 }
 
 template <class Body>
-void with_sampler(Sampling s, const real* u, const real* v, cudaTextureObject_t tu, cudaTextureObject_t tv,
-                  Body&& body) {
-  if (s == Sampling::texture) body(TextureSampler{tu, tv});
-  else body(SoftwareSampler{u, v});
+void with_sampler(const VelocitySource& f, Body&& body) {
+  switch (f.sampling) {
+    case Sampling::texture: body(TextureSampler{f.tex_u, f.tex_v}); break;
+    case Sampling::packed: body(PackedSampler{f.u4, f.v4}); break;
+    case Sampling::software: body(SoftwareSampler{f.u, f.v}); break;
+  }
 }
 
 template <DepositMode kMode, class View, class Sampler, class KP>
@@ -233,7 +294,7 @@ void step_particles(const Exec& e, const DeviceParticles& p, const ParticleStepA
   if (p.size() == 0) return;
   const DepositTargets dep{a.fu, a.fv, a.pair_keys, a.pair_values, a.capacity};
   with_view(p, [&](auto view) {
-    with_sampler(a.sampling, a.u, a.v, a.tex_u, a.tex_v, [&](auto smp) {
+    with_sampler(a.fluid, [&](auto smp) {
       with_constants(e.constants, e.k_dev, [&](auto kp) {
         if (!a.two_way) launch_step<DepositMode::none>(e, view, smp, kp, dep, a.counters);
         else if (a.deposit == Deposit::atomic) launch_step<DepositMode::atomic>(e, view, smp, kp, dep, a.counters);
@@ -262,10 +323,17 @@ void particle_cell_keys(const Exec& e, const DeviceParticles& p, uint32_t* keys,
   });
 }
 
-void sample_fluid_velocity(const Exec& e, Sampling sampling, const real* u, const real* v, cudaTextureObject_t tex_u,
-                           cudaTextureObject_t tex_v, const real* x, const real* y, int n, real* ufx, real* ufy) {
+void pack_velocity(const Exec& e, const real* u, const real* v, float4* u4, float4* v4, size_t size) {
+  if (size == 0) return;
+  pack_velocity_kernel<<<blocks_for(static_cast<int64_t>(size)), kParticleBlock, 0, e.stream>>>(
+      u, v, u4, v4, e.pitch, static_cast<int64_t>(size));
+  SIM_CUDA_CHECK_LAUNCH("pack_velocity_kernel");
+}
+
+void sample_fluid_velocity(const Exec& e, const VelocitySource& fluid, const real* x, const real* y, int n, real* ufx,
+                           real* ufy) {
   if (n <= 0) return;
-  with_sampler(sampling, u, v, tex_u, tex_v, [&](auto smp) {
+  with_sampler(fluid, [&](auto smp) {
     with_constants(e.constants, e.k_dev, [&](auto kp) {
       sample_kernel<<<blocks_for(n), kParticleBlock, 0, e.stream>>>(kp, smp, x, y, n, ufx, ufy);
       SIM_CUDA_CHECK_LAUNCH("sample_kernel");

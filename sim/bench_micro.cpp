@@ -306,7 +306,8 @@ void particle_steps(Context& x, const Config& cfg, int grid_n, int64_t count, Pa
           continue;
         }
         const double n = static_cast<double>(count);
-        const double bytes = (traffic::particle_step(n, 0, l, false) + traffic::fluid_sample(traffic::faces(g))).bytes / n;
+        const double bytes =
+            (traffic::particle_step(n, 0, l, false) + traffic::velocity_sample(sa, traffic::faces(g))).bytes / n;
         Backend* bp = b.get();
         measure(x, row, bp, n, bytes, [bp] { bp->step_particles(0, 0); });
       }

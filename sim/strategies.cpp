@@ -14,7 +14,7 @@ SIM_ENUM_TABLE(BackendKind, {BackendKind::auto_, "auto"}, {BackendKind::cpu, "cp
 SIM_ENUM_TABLE(Stencil, {Stencil::naive, "naive"}, {Stencil::ldg, "ldg"}, {Stencil::shared, "shared"},
                {Stencil::vector, "vector"})
 SIM_ENUM_TABLE(ConstantsIn, {ConstantsIn::constant, "constant"}, {ConstantsIn::global, "global"})
-SIM_ENUM_TABLE(Sampling, {Sampling::software, "software"}, {Sampling::texture, "texture"})
+SIM_ENUM_TABLE(Sampling, {Sampling::software, "software"}, {Sampling::texture, "texture"}, {Sampling::packed, "packed"})
 SIM_ENUM_TABLE(Deposit, {Deposit::atomic, "atomic"}, {Deposit::sorted, "sorted"})
 SIM_ENUM_TABLE(PressureSolverKind, {PressureSolverKind::jacobi, "jacobi"}, {PressureSolverKind::sor, "sor"})
 SIM_ENUM_TABLE(BoundaryKind, {BoundaryKind::wall, "wall"}, {BoundaryKind::free_slip, "free_slip"},

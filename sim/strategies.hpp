@@ -16,7 +16,7 @@ enum class BackendKind { auto_, cpu, cuda };
 // registers (other stencils as ldg).
 enum class Stencil { naive, ldg, shared, vector };
 enum class ConstantsIn { constant, global };
-enum class Sampling { software, texture };
+enum class Sampling { software, texture, packed };
 enum class Deposit { atomic, sorted };
 enum class PressureSolverKind { jacobi, sor };
 enum class BoundaryKind { wall, free_slip, periodic, inflow, outflow };

@@ -99,6 +99,13 @@ inline Cost particle_step(double alive, double dead, Layout layout, bool two_way
 // The velocity the particles sample: u and v read once (8 B per face point).
 inline Cost fluid_sample(double n_faces) { return {n_faces * 2 * kFloat, 0}; }
 
+// The velocity the particles sample, by sampling path: u and v read once;
+// packed sampling first writes the 4 corners of every stencil (16 B per
+// face point and component) and the gathers read those instead.
+inline Cost velocity_sample(Sampling s, double n_faces) {
+  return s == Sampling::packed ? Cost{n_faces * 2 * (kFloat + 16 + 16), 0} : fluid_sample(n_faces);
+}
+
 // Passes of a CUB onesweep radix sort: 8 key bits per pass.
 inline int radix_passes(int key_bits) { return (key_bits + 7) / 8; }
 inline int key_bits(uint64_t max_key) {
@@ -151,7 +158,7 @@ inline StepCost step_cost(const Config& cfg, const Grid& g, const StepCounts& n)
   StepCost c;
   if (cfg.dt <= 0) c.dt = fluid_sample(faces(g));  // max |u|/dx + |v|/dy reads u and v once
   if (slots > 0) {
-    c.particles = particle_step(n.alive, n.dead, cfg.layout, cfg.two_way) + fluid_sample(faces(g)) +
+    c.particles = particle_step(n.alive, n.dead, cfg.layout, cfg.two_way) + velocity_sample(cfg.sampling, faces(g)) +
                   particle_sort(slots, cfg.layout, g, cfg.sort_every);
     if (cfg.two_way) c.particles += deposit(cfg.deposit, slots, g);
   }

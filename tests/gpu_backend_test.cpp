@@ -59,7 +59,7 @@ std::vector<Variant> all_variants(bool deposits) {
   for (sim::Layout l : {sim::Layout::aos, sim::Layout::soa})
     for (sim::Stencil s : gputest::stencils())
       for (sim::ConstantsIn k : {sim::ConstantsIn::constant, sim::ConstantsIn::global})
-        for (sim::Sampling m : {sim::Sampling::software, sim::Sampling::texture})
+        for (sim::Sampling m : {sim::Sampling::software, sim::Sampling::texture, sim::Sampling::packed})
           for (sim::Deposit d : {sim::Deposit::sorted, sim::Deposit::atomic})
             for (int64_t sort : {0, 5}) {
               if (!deposits && d == sim::Deposit::atomic) continue;
