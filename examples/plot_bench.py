@@ -93,8 +93,9 @@ def plot_matrix(plt, name, rep, out):
     return path
 
 
-def grouped(ax, groups, series, values, ylabel, decimals=0):
-    """Bars: one group per x value, one bar per series; values[(series, group)]."""
+def grouped(ax, groups, series, values, ylabel, decimals=0, style=None):
+    """Bars: one group per x value, one bar per series; values[(series, group)].
+    style(series) -> dict of extra bar arguments (colour, hatch), optional."""
     width = 0.8 / max(len(series), 1)
     for k, s in enumerate(series):
         xs, ys = [], []
@@ -103,7 +104,7 @@ def grouped(ax, groups, series, values, ylabel, decimals=0):
             if v is not None:
                 xs.append(g + (k - (len(series) - 1) / 2) * width)
                 ys.append(v)
-        bars = ax.bar(xs, ys, width=width, label=s)
+        bars = ax.bar(xs, ys, width=width, label=s, **(style(s) if style else {}))
         for b, y in zip(bars, ys):
             ax.text(b.get_x() + b.get_width() / 2, y, f"{y:.{decimals}f}" if y >= 10 else f"{y:.2g}", ha="center",
                     va="bottom", fontsize=6, rotation=90)
@@ -153,8 +154,17 @@ def plot_particles(plt, micro, out):
     counts = sorted({int(float(r["size"])) for r in rows})
     series = list(dict.fromkeys(r["variant"] for r in rows))
     values = {(r["variant"], int(float(r["size"]))): number(r["gitems_per_s"]) for r in rows}
+    # one colour per strategy, hatched when the particles are in cell order
+    sorted_tag = "/cell-sorted"
+    bases = list(dict.fromkeys(s.replace(sorted_tag, "") for s in series))
+    cmap = plt.get_cmap("tab20")
+
+    def style(s):
+        return {"color": cmap(bases.index(s.replace(sorted_tag, "")) % 20),
+                "hatch": "//" if s.endswith(sorted_tag) else None, "edgecolor": "white"}
+
     fig, ax = plt.subplots(figsize=(min(14, max(6.5, 0.8 * len(series) * len(counts))), 4.8))
-    grouped(ax, counts, series, values, "Gparticle/s", decimals=1)
+    grouped(ax, counts, series, values, "Gparticle/s", decimals=1, style=style)
     ax.set_xticklabels([f"{n / 2**20:g}M" if n % 2**20 == 0 else str(n) for n in counts])
     ax.set_xlabel("particles (one-way, no injection)")
     ceiling = number(micro.get("ceiling", {}).get("gbps"))
