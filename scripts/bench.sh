@@ -12,7 +12,7 @@
 # one, merged). Each stage has its own time limit, and `sim bench
 # --max-seconds` stops starting variants early enough to write its results:
 # the whole script stays under about 9 minutes even when a stage runs long
-# (on the H200: micro 82 s, box 32 s, large about 160 s, torch 28 s).
+# (on the H200: micro about 110 s, box 32 s, large about 160 s, torch 28 s).
 # Afterwards, here: python3 examples/plot_bench.py OUTDIR/bench.json --out docs/images
 #
 # SIM_BENCH_DRY=1 checks the script itself on a machine without a GPU: the
@@ -60,7 +60,7 @@ sim=(env "LD_LIBRARY_PATH=$lib" "$exe" bench "${backend[@]}")
   echo "scripts/bench.sh on $(hostname), $(date -u +%Y-%m-%dT%H:%M:%SZ)"
   nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu,power.draw,power.limit --format=csv || true
 
-  stage micro 130 "${sim[@]}" config/box.toml --micro --max-seconds 100 "${tiny[@]}" \
+  stage micro 160 "${sim[@]}" config/box.toml --micro --max-seconds 130 "${tiny[@]}" \
     --csv "$out/micro.csv" --json "$tmp/micro.json"
   stage box 60 "${sim[@]}" config/box.toml --steps 30 --warmup 5 --max-seconds 45 "${tiny[@]}" \
     --csv "$out/box.csv" --json "$tmp/box.json"

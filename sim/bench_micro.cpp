@@ -1,7 +1,8 @@
 // Micro-benchmarks of single primitives, on cases built for them: the
 // pressure sweeps on an n x n periodic grid without obstacles (12 B/cell for
 // Jacobi), and the particle step of N particles on a small periodic grid
-// (one-way, no injection), for every memory strategy that applies.
+// (one-way, no injection), for every memory strategy that applies, with the
+// particles in random order, sorted by cell, and sorted before every step.
 // Each figure is the median over trials of R back-to-back calls between two
 // synchronize() calls, R chosen so that a trial lasts about 10 ms.
 #include <algorithm>
@@ -250,7 +251,21 @@ SimState sorted_by_cell(const SimState& s) {
   return out;
 }
 
-enum class ParticleOrder { random, cell_sorted };
+// random: slots in no relation to positions; cell_sorted: reordered by cell
+// once, before the upload; sorted_each_step: random at the start, and the
+// backend sorts by cell before every step (sort_every = 1), so the row is a
+// sorted step plus one whole sort: its cost over the cell_sorted row is
+// what one sort costs.
+enum class ParticleOrder { random, cell_sorted, sorted_each_step };
+
+const char* order_suffix(ParticleOrder o) {
+  switch (o) {
+    case ParticleOrder::cell_sorted: return "/cell-sorted";
+    case ParticleOrder::sorted_each_step: return "/sort-every-1";
+    case ParticleOrder::random: break;
+  }
+  return "";
+}
 
 void particle_steps(Context& x, const Config& cfg, int grid_n, int64_t count, ParticleOrder order) {
   Config base = periodic_case(cfg, grid_n);
@@ -277,12 +292,13 @@ void particle_steps(Context& x, const Config& cfg, int grid_n, int64_t count, Pa
         c.layout = l;
         c.sampling = sa;
         c.constants = k;
+        if (order == ParticleOrder::sorted_each_step) c.sort_every = 1;
         BenchRow row;
         row.set("benchmark", "particle_step");
         row.set("size", static_cast<double>(count));
         row.set("size_text", count_text(count));
         row.set("items", "particles");
-        const std::string sorted = order == ParticleOrder::cell_sorted ? "/cell-sorted" : "";
+        const std::string sorted = order_suffix(order);
         row.set("variant", x.cuda ? std::string(to_string(l)) + "/" + std::string(to_string(sa)) + "/" +
                                         std::string(to_string(k)) + sorted
                                   : std::string(to_string(l)) + sorted);
@@ -306,8 +322,10 @@ void particle_steps(Context& x, const Config& cfg, int grid_n, int64_t count, Pa
           continue;
         }
         const double n = static_cast<double>(count);
-        const double bytes =
-            (traffic::particle_step(n, 0, l, false) + traffic::velocity_sample(sa, traffic::faces(g))).bytes / n;
+        const double bytes = (traffic::particle_step(n, 0, l, false) + traffic::velocity_sample(sa, traffic::faces(g)) +
+                              traffic::particle_sort(n, l, g, c.sort_every))
+                                 .bytes /
+                             n;
         Backend* bp = b.get();
         measure(x, row, bp, n, bytes, [bp] { bp->step_particles(0, 0); });
       }
@@ -322,11 +340,13 @@ BenchReport run_micro(const Config& cfg, const BenchOptions& opts, bool cuda, do
   const std::vector<int64_t> counts =
       opts.micro_particles.empty() ? std::vector<int64_t>{int64_t(16) << 20, int64_t(64) << 20} : opts.micro_particles;
   if (!cuda) r.notes.push_back("stencil, constants and sampling fixed at the config's values (the CPU backend has one implementation)");
+  if (!cuda) r.notes.push_back("no sort-every-1 particle rows: the CPU backend does not sort particles by cell");
   for (int n : sizes) sweeps(x, cfg, n);
   const int grid_n = std::min(kParticleGrid, *std::min_element(sizes.begin(), sizes.end()));
   for (int64_t count : counts)
-    for (ParticleOrder order : {ParticleOrder::random, ParticleOrder::cell_sorted})
-      particle_steps(x, cfg, grid_n, count, order);
+    for (ParticleOrder order : {ParticleOrder::random, ParticleOrder::cell_sorted, ParticleOrder::sorted_each_step})
+      if (cuda || order != ParticleOrder::sorted_each_step)  // the CPU backend does not sort (gpu.sort_every)
+        particle_steps(x, cfg, grid_n, count, order);
   if (r.device.empty()) r.device = r.backend;
   return r;
 }
