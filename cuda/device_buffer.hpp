@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "cuda/check.hpp"
 
@@ -131,5 +132,22 @@ class PinnedBuffer {
   T* p_ = nullptr;
   size_t n_ = 0;
 };
+
+// Stream-ordered copies of a whole buffer, neither synchronising: device
+// to device, and device to page-locked host memory of at least that size.
+template <class T>
+void copy_async(DeviceBuffer<T>& dst, const DeviceBuffer<T>& src, cudaStream_t s) {
+  if (src.size() > 0) SIM_CUDA_CHECK(cudaMemcpyAsync(dst.data(), src.data(), src.bytes(), cudaMemcpyDeviceToDevice, s));
+}
+template <class T>
+void copy_async(PinnedBuffer<T>& dst, const DeviceBuffer<T>& src, cudaStream_t s) {
+  if (src.size() > 0) SIM_CUDA_CHECK(cudaMemcpyAsync(dst.data(), src.data(), src.bytes(), cudaMemcpyDeviceToHost, s));
+}
+
+// A page-locked copy into host vector storage (after its copy finished).
+template <class T>
+void assign(std::vector<T>& dst, const PinnedBuffer<T>& src) {
+  dst.assign(src.data(), src.data() + src.size());
+}
 
 }  // namespace sim::cuda

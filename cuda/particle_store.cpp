@@ -88,17 +88,18 @@ void ParticleStore::download(HostParticles& h, bool permuted, cudaStream_t s) {
 }
 
 namespace {
-template <class T>
-void copy_d2d(DeviceBuffer<T>& dst, const DeviceBuffer<T>& src, cudaStream_t s) {
-  if (src.size() > 0) SIM_CUDA_CHECK(cudaMemcpyAsync(dst.data(), src.data(), src.bytes(), cudaMemcpyDeviceToDevice, s));
-}
-template <class T>
-void copy_d2h(PinnedBuffer<T>& dst, const DeviceBuffer<T>& src, cudaStream_t s) {
-  if (src.size() > 0) SIM_CUDA_CHECK(cudaMemcpyAsync(dst.data(), src.data(), src.bytes(), cudaMemcpyDeviceToHost, s));
-}
-template <class T>
-void assign(std::vector<T>& dst, const PinnedBuffer<T>& src) {
-  dst.assign(src.data(), src.data() + src.size());
+// f(a.field, b.field) for every field of two banks of the same shape
+// (device banks, pinned copies): one list of the fields for every copy.
+template <class A, class B, class F>
+void zip_fields(A& a, B& b, F f) {
+  f(a.aos, b.aos);
+  f(a.x, b.x);
+  f(a.y, b.y);
+  f(a.vx, b.vx);
+  f(a.vy, b.vy);
+  f(a.d, b.d);
+  f(a.id, b.id);
+  f(a.alive, b.alive);
 }
 }  // namespace
 
@@ -110,16 +111,7 @@ void ParticleStore::copy_canonical_to(ParticleStore& dst, bool permuted, cudaStr
     scatter_to_canonical(s, current(), dst.current());
     return;
   }
-  const Bank& a = banks_[cur_];
-  Bank& b = dst.banks_[0];
-  copy_d2d(b.aos, a.aos, s);
-  copy_d2d(b.x, a.x, s);
-  copy_d2d(b.y, a.y, s);
-  copy_d2d(b.vx, a.vx, s);
-  copy_d2d(b.vy, a.vy, s);
-  copy_d2d(b.d, a.d, s);
-  copy_d2d(b.id, a.id, s);
-  copy_d2d(b.alive, a.alive, s);
+  zip_fields(dst.banks_[0], banks_[cur_], [s](auto& to, const auto& from) { copy_async(to, from, s); });
 }
 
 PinnedParticles ParticleStore::pinned_buffers() const {
@@ -136,15 +128,7 @@ PinnedParticles ParticleStore::pinned_buffers() const {
 }
 
 void ParticleStore::download_async(PinnedParticles& h, cudaStream_t s) {
-  const Bank& b = banks_[cur_];
-  copy_d2h(h.aos, b.aos, s);
-  copy_d2h(h.x, b.x, s);
-  copy_d2h(h.y, b.y, s);
-  copy_d2h(h.vx, b.vx, s);
-  copy_d2h(h.vy, b.vy, s);
-  copy_d2h(h.d, b.d, s);
-  copy_d2h(h.id, b.id, s);
-  copy_d2h(h.alive, b.alive, s);
+  zip_fields(h, banks_[cur_], [s](auto& to, const auto& from) { copy_async(to, from, s); });
 }
 
 void PinnedParticles::to_host(HostParticles& h) const {

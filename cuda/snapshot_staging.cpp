@@ -81,19 +81,6 @@ struct SnapshotStaging::Pool {
 
 namespace {
 
-template <class T>
-void d2d(DeviceBuffer<T>& dst, const DeviceBuffer<T>& src, cudaStream_t s) {
-  SIM_CUDA_CHECK(cudaMemcpyAsync(dst.data(), src.data(), src.bytes(), cudaMemcpyDeviceToDevice, s));
-}
-template <class T>
-void d2h(PinnedBuffer<T>& dst, const DeviceBuffer<T>& src, cudaStream_t s) {
-  SIM_CUDA_CHECK(cudaMemcpyAsync(dst.data(), src.data(), src.bytes(), cudaMemcpyDeviceToHost, s));
-}
-template <class T>
-void assign(std::vector<T>& dst, const PinnedBuffer<T>& src) {
-  dst.assign(src.data(), src.data() + src.size());
-}
-
 class StagedState final : public PendingState {
  public:
   StagedState(std::shared_ptr<SnapshotStaging::Pool> pool, std::unique_ptr<SnapshotStaging::Slot> slot, SimState header)
@@ -140,19 +127,19 @@ std::unique_ptr<PendingState> SnapshotStaging::begin(SimState& header, const Sna
   std::unique_ptr<Slot> slot = pool_->acquire();
   if (!slot) return nullptr;
   const cudaStream_t copy = pool_->copy.get();
-  d2d(slot->u, *src.u, compute);
-  d2d(slot->v, *src.v, compute);
-  d2d(slot->phi, *src.phi, compute);
-  d2d(slot->open, *src.open, compute);
-  d2d(slot->counters, *src.counters, compute);
+  copy_async(slot->u, *src.u, compute);
+  copy_async(slot->v, *src.v, compute);
+  copy_async(slot->phi, *src.phi, compute);
+  copy_async(slot->open, *src.open, compute);
+  copy_async(slot->counters, *src.counters, compute);
   src.particles->copy_canonical_to(slot->particles, src.permuted, compute);
   slot->staged.record(compute);
   SIM_CUDA_CHECK(cudaStreamWaitEvent(copy, slot->staged.get(), 0));
-  d2h(slot->hu, slot->u, copy);
-  d2h(slot->hv, slot->v, copy);
-  d2h(slot->hphi, slot->phi, copy);
-  d2h(slot->hopen, slot->open, copy);
-  d2h(slot->hcounters, slot->counters, copy);
+  copy_async(slot->hu, slot->u, copy);
+  copy_async(slot->hv, slot->v, copy);
+  copy_async(slot->hphi, slot->phi, copy);
+  copy_async(slot->hopen, slot->open, copy);
+  copy_async(slot->hcounters, slot->counters, copy);
   slot->particles.download_async(slot->hp, copy);
   slot->done.record(copy);
   return std::make_unique<StagedState>(pool_, std::move(slot), std::move(header));
