@@ -193,22 +193,31 @@ __global__ void __launch_bounds__(kParticleBlock) particle_step_kernel(KP kp, Vi
     } else if constexpr (kDeposit == DepositMode::sorted) {
       // Pairs at the canonical slot id % capacity: after a stable sort by face,
       // each face's contributions are in CPU (slot) order whatever the permutation.
+      // A slot's 8 keys and 8 values are one 32-byte sector each, written with
+      // two 16-byte stores apiece: whole sectors, also when sorting by cell
+      // has scattered the canonical slots over the threads.
       const uint32_t sentinel = deposit_key(k.pitch * k.rows, 0);
       const size_t base = 8 * static_cast<size_t>(p.id(i) % dep.capacity);
-      if (deposits) {
-        for_each_deposit_face(x0, y0, ax, ay, k, [&](int c, int fu, real a_u, int fv, real a_v) {
-          dep.keys[base + 2 * c] = fu >= 0 ? deposit_key(fu, 0) : sentinel;
-          dep.values[base + 2 * c] = a_u;
-          dep.keys[base + 2 * c + 1] = fv >= 0 ? deposit_key(fv, 1) : sentinel;
-          dep.values[base + 2 * c + 1] = a_v;
-        });
-      } else {
+      uint32_t key[8];
+      real val[8];
 #pragma unroll
-        for (int c = 0; c < 8; ++c) {
-          dep.keys[base + c] = sentinel;
-          dep.values[base + c] = real(0);
-        }
+      for (int c = 0; c < 8; ++c) {
+        key[c] = sentinel;
+        val[c] = real(0);
       }
+      if (deposits)
+        for_each_deposit_face(x0, y0, ax, ay, k, [&](int c, int fu, real a_u, int fv, real a_v) {
+          key[2 * c] = fu >= 0 ? deposit_key(fu, 0) : sentinel;
+          val[2 * c] = a_u;
+          key[2 * c + 1] = fv >= 0 ? deposit_key(fv, 1) : sentinel;
+          val[2 * c + 1] = a_v;
+        });
+      uint4* kd = reinterpret_cast<uint4*>(dep.keys + base);
+      float4* vd = reinterpret_cast<float4*>(dep.values + base);
+      kd[0] = make_uint4(key[0], key[1], key[2], key[3]);
+      kd[1] = make_uint4(key[4], key[5], key[6], key[7]);
+      vd[0] = make_float4(val[0], val[1], val[2], val[3]);
+      vd[1] = make_float4(val[4], val[5], val[6], val[7]);
     }
   }
 }
