@@ -1,7 +1,7 @@
 // The reference backend: plain loops over the shared physics, OpenMP over
 // rows and particles. Every reduction is summed per row and then over rows
-// in order, and the particle deposit runs in particle order, so results do
-// not depend on the number of threads.
+// in order, and every face receives its particle deposits in particle order,
+// so results do not depend on the number of threads.
 #include <omp.h>
 
 #include <algorithm>
@@ -253,7 +253,9 @@ class CpuBackend final : public Backend {
   template <class View>
   void particles_impl(View p, uint64_t first_id, int64_t count);
   void sample_velocity(real x, real y, real& ufx, real& ufy) const;
-  void deposit_at(real x, real y, real ax, real ay);
+  void deposit_reactions(int64_t n);
+  template <class Owns>
+  void deposit_at(real x, real y, real ax, real ay, Owns owns);
 
   Config cfg_;
   Grid g_;
@@ -261,7 +263,10 @@ class CpuBackend final : public Backend {
   InjectionC inj_{};
   std::vector<real> u_, v_, uh_, vh_, us_, vs_, fu_, fv_, phi_, phi2_, rhs_, open_;
   std::vector<double> row_sum_;
-  std::vector<real> reaction_;
+  std::vector<real> reaction_;         // per particle: old x, y and the reaction ax, ay
+  std::vector<int> reaction_row_;      // first storage row its deposit touches, or:
+  static constexpr int kNoDeposit = -2;  // nothing to deposit
+  static constexpr int kAnyRow = -1;     // periodic in y: the rows may wrap
   HostParticles parts_;
   std::vector<Particle> aos_;
   ParticleCounters counters_;
@@ -274,7 +279,11 @@ void CpuBackend::particles_impl(View p, uint64_t first_id, int64_t count) {
   const bool two_way = k_.two_way != 0;
   // Old position and drag reaction per particle, deposited afterwards in
   // particle order (deterministic for any thread count).
-  if (two_way) reaction_.assign(static_cast<size_t>(4 * n), real(0));
+  if (two_way) {
+    reaction_.assign(static_cast<size_t>(4 * n), real(0));
+    reaction_row_.assign(static_cast<size_t>(n), kNoDeposit);
+  }
+  const bool wraps = is_periodic_hd(k_, kBottom);  // a deposit near y = 0 or ly lands on the far rows
   int64_t removed = 0;
 #pragma omp parallel for schedule(static) reduction(+ : removed)
   for (int64_t i = 0; i < n; ++i) {
@@ -290,6 +299,9 @@ void CpuBackend::particles_impl(View p, uint64_t first_id, int64_t count) {
       r[1] = s.y;
       r[2] = up.ax;
       r[3] = up.ay;
+      if (up.ax != real(0) || up.ay != real(0))  // first storage row of the faces it touches (3 rows at most)
+        reaction_row_[static_cast<size_t>(i)] =
+            wraps ? kAnyRow : std::min(stencil_u(s.x, s.y, k_).j, stencil_v(s.x, s.y, k_).j) + 1;
     }
     p.x(i) = up.s.x;
     p.y(i) = up.s.y;
@@ -302,11 +314,7 @@ void CpuBackend::particles_impl(View p, uint64_t first_id, int64_t count) {
     }
   }
   counters_.removed += removed;
-  if (two_way)
-    for (int64_t i = 0; i < n; ++i) {
-      const real* r = &reaction_[static_cast<size_t>(4 * i)];
-      if (r[2] != real(0) || r[3] != real(0)) deposit_at(r[0], r[1], r[2], r[3]);
-    }
+  if (two_way) deposit_reactions(n);
   for (int64_t q = 0; q < count && n > 0; ++q) {
     const uint64_t id = first_id + static_cast<uint64_t>(q);
     const int64_t slot = static_cast<int64_t>(id % static_cast<uint64_t>(n));
@@ -329,8 +337,43 @@ void CpuBackend::sample_velocity(real x, real y, real& ufx, real& ufy) const {
   ufy = bilinear(v_[cv], v_[cv + 1], v_[cv + P], v_[cv + 1 + P], sv.wx, sv.wy);
 }
 
-// Spread an acceleration onto the faces with the sampling weights.
-void CpuBackend::deposit_at(real x, real y, real ax, real ay) {
+// The drag reactions of the step onto fu and fv. The storage rows are dealt
+// to the threads in blocks of kDepositRows, round robin (particles often fill
+// only part of the domain); each thread goes through all particles in order
+// and adds only what lands in its rows. So every face gets its
+// contributions in particle order, exactly as one thread going through the
+// particles would add them, and no two threads write the same face.
+void CpuBackend::deposit_reactions(int64_t n) {
+  constexpr int kDepositRows = 16;
+  if (omp_get_max_threads() == 1) {  // the same order without the ownership tests
+    auto any_face = [](int f) { return f >= 0; };
+    for (int64_t i = 0; i < n; ++i)
+      if (reaction_row_[static_cast<size_t>(i)] != kNoDeposit) {
+        const real* r = &reaction_[static_cast<size_t>(4 * i)];
+        deposit_at(r[0], r[1], r[2], r[3], any_face);
+      }
+    return;
+  }
+#pragma omp parallel
+  {
+    const int t = omp_get_thread_num(), threads = omp_get_num_threads();
+    const int P = g_.pitch;
+    auto owns_row = [&](int row) { return (row / kDepositRows) % threads == t; };
+    auto owns_face = [&](int f) { return f >= 0 && owns_row(f / P); };
+    for (int64_t i = 0; i < n; ++i) {
+      const int row = reaction_row_[static_cast<size_t>(i)];
+      if (row == kNoDeposit) continue;
+      if (row != kAnyRow && !owns_row(row) && !owns_row(row + 1) && !owns_row(row + 2)) continue;
+      const real* r = &reaction_[static_cast<size_t>(4 * i)];
+      deposit_at(r[0], r[1], r[2], r[3], owns_face);
+    }
+  }
+}
+
+// Spread an acceleration onto the faces with the sampling weights; only the
+// faces `owns(storage index)` accepts (-1: not a fluid unknown).
+template <class Owns>
+void CpuBackend::deposit_at(real x, real y, real ax, real ay, Owns owns) {
   const Stencil2 su = stencil_u(x, y, k_), sv = stencil_v(x, y, k_);
   for (int dj = 0; dj < 2; ++dj)
     for (int di = 0; di < 2; ++di) {
@@ -338,8 +381,8 @@ void CpuBackend::deposit_at(real x, real y, real ax, real ay) {
       const real wv = (di ? sv.wx : real(1) - sv.wx) * (dj ? sv.wy : real(1) - sv.wy);
       const int fu = deposit_face_u(su.i + di, su.j + dj, k_);
       const int fv = deposit_face_v(sv.i + di, sv.j + dj, k_);
-      if (fu >= 0) fu_[fu] += wu * ax;
-      if (fv >= 0) fv_[fv] += wv * ay;
+      if (owns(fu)) fu_[fu] += wu * ax;
+      if (owns(fv)) fv_[fv] += wv * ay;
     }
 }
 
