@@ -37,6 +37,27 @@ DeviceParticles ParticleStore::view(int bank) {
   return p;
 }
 
+namespace {
+// f(a.field, b.field) for the 7 per-particle fields of two particle sets
+// (host vectors, device banks, pinned copies): one list of the fields for
+// every copy; zip_fields adds the AoS records of banks and pinned copies.
+template <class A, class B, class F>
+void zip_soa_fields(A& a, B& b, F f) {
+  f(a.x, b.x);
+  f(a.y, b.y);
+  f(a.vx, b.vx);
+  f(a.vy, b.vy);
+  f(a.d, b.d);
+  f(a.id, b.id);
+  f(a.alive, b.alive);
+}
+template <class A, class B, class F>
+void zip_fields(A& a, B& b, F f) {
+  f(a.aos, b.aos);
+  zip_soa_fields(a, b, f);
+}
+}  // namespace
+
 void ParticleStore::upload(const HostParticles& h, cudaStream_t s) {
   if (static_cast<int64_t>(h.size()) != capacity_)
     throw std::runtime_error("cuda: state has " + std::to_string(h.size()) + " particle slots, the backend " +
@@ -50,13 +71,7 @@ void ParticleStore::upload(const HostParticles& h, cudaStream_t s) {
     SIM_CUDA_CHECK(cudaStreamSynchronize(s));
     return;
   }
-  b.x.upload(h.x.data(), n, s);
-  b.y.upload(h.y.data(), n, s);
-  b.vx.upload(h.vx.data(), n, s);
-  b.vy.upload(h.vy.data(), n, s);
-  b.d.upload(h.d.data(), n, s);
-  b.id.upload(h.id.data(), n, s);
-  b.alive.upload(h.alive.data(), n, s);
+  zip_soa_fields(b, h, [&](auto& dev, const auto& host) { dev.upload(host.data(), n, s); });
   SIM_CUDA_CHECK(cudaStreamSynchronize(s));
 }
 
@@ -77,31 +92,10 @@ void ParticleStore::download(HostParticles& h, bool permuted, cudaStream_t s) {
     return;
   }
   h.resize(n);
-  b.x.download(h.x.data(), n, s);
-  b.y.download(h.y.data(), n, s);
-  b.vx.download(h.vx.data(), n, s);
-  b.vy.download(h.vy.data(), n, s);
-  b.d.download(h.d.data(), n, s);
-  b.id.download(h.id.data(), n, s);
-  b.alive.download(h.alive.data(), n, s);
+  zip_soa_fields(h, b, [&](auto& host, const auto& dev) { dev.download(host.data(), n, s); });
   SIM_CUDA_CHECK(cudaStreamSynchronize(s));
 }
 
-namespace {
-// f(a.field, b.field) for every field of two banks of the same shape
-// (device banks, pinned copies): one list of the fields for every copy.
-template <class A, class B, class F>
-void zip_fields(A& a, B& b, F f) {
-  f(a.aos, b.aos);
-  f(a.x, b.x);
-  f(a.y, b.y);
-  f(a.vx, b.vx);
-  f(a.vy, b.vy);
-  f(a.d, b.d);
-  f(a.id, b.id);
-  f(a.alive, b.alive);
-}
-}  // namespace
 
 void ParticleStore::copy_canonical_to(ParticleStore& dst, bool permuted, cudaStream_t s) {
   if (dst.layout_ != layout_ || dst.capacity_ != capacity_) throw std::logic_error("cuda: staging store of another shape");
@@ -140,13 +134,7 @@ void PinnedParticles::to_host(HostParticles& h) const {
     }
     return;
   }
-  assign(h.x, x);
-  assign(h.y, y);
-  assign(h.vx, vx);
-  assign(h.vy, vy);
-  assign(h.d, d);
-  assign(h.id, id);
-  assign(h.alive, alive);
+  zip_soa_fields(h, *this, [](auto& host, const auto& pinned) { assign(host, pinned); });
 }
 
 }  // namespace sim::cuda
