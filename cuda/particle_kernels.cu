@@ -1,7 +1,8 @@
 // Particle kernels: one thread per slot (the step: SIM_PARTICLES_PER_THREAD
 // slots), templated on the particle view (AoS or SoA), the fluid sampler
-// (software bilinear, texture or packed), the constants policy and the deposit mode. The per-particle sequence is
-// CpuBackend::particles_impl's: sample, drag (+ reaction), obstacles, walls.
+// (software bilinear, texture or packed), the constants policy and the
+// deposit mode. The per-particle sequence is CpuBackend::particles_impl's:
+// sample, drag (+ reaction), obstacles, walls.
 #include <type_traits>
 
 #include "cuda/constants.cuh"
