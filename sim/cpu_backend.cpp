@@ -345,21 +345,12 @@ void CpuBackend::sample_velocity(real x, real y, real& ufx, real& ufy) const {
 // particles would add them, and no two threads write the same face.
 void CpuBackend::deposit_reactions(int64_t n) {
   constexpr int kDepositRows = 16;
-  if (omp_get_max_threads() == 1) {  // the same order without the ownership tests
-    auto any_face = [](int f) { return f >= 0; };
-    for (int64_t i = 0; i < n; ++i)
-      if (reaction_row_[static_cast<size_t>(i)] != kNoDeposit) {
-        const real* r = &reaction_[static_cast<size_t>(4 * i)];
-        deposit_at(r[0], r[1], r[2], r[3], any_face);
-      }
-    return;
-  }
 #pragma omp parallel
   {
     const int t = omp_get_thread_num(), threads = omp_get_num_threads();
     const int P = g_.pitch;
-    auto owns_row = [&](int row) { return (row / kDepositRows) % threads == t; };
-    auto owns_face = [&](int f) { return f >= 0 && owns_row(f / P); };
+    auto owns_row = [&](int row) { return threads == 1 || (row / kDepositRows) % threads == t; };
+    auto owns_face = [&](int f) { return f >= 0 && (threads == 1 || owns_row(f / P)); };
     for (int64_t i = 0; i < n; ++i) {
       const int row = reaction_row_[static_cast<size_t>(i)];
       if (row == kNoDeposit) continue;
