@@ -9,7 +9,7 @@
 
 #include "cuda/device.hpp"
 #include "cuda/device_buffer.hpp"
-#include "sim/backend.hpp"
+#include "cuda/cuda_backend.hpp"
 
 namespace sim {
 

@@ -16,7 +16,7 @@
 #include "cuda/snapshot_staging.hpp"
 #include "cuda/timer.hpp"
 #include "cuda/velocity_textures.hpp"
-#include "sim/backend.hpp"
+#include "cuda/cuda_backend.hpp"
 #include "sim/injection.hpp"
 
 namespace sim {

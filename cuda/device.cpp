@@ -4,9 +4,11 @@
 #include <stdexcept>
 
 #include "cuda/device_buffer.hpp"
-#include "sim/backend.hpp"
+#include "cuda/cuda_backend.hpp"
 
 namespace sim {
+
+bool cuda_backend_built() { return true; }
 
 bool cuda_device_available() {
   int n = 0;

@@ -89,15 +89,4 @@ class Backend : public PressureOps {
   virtual void synchronize() {}  // wait for queued device work (benchmarks)
 };
 
-std::unique_ptr<Backend> make_cpu_backend(const Config& cfg, const Grid& grid);
-#if defined(SIM_HAVE_CUDA)
-// Throws std::runtime_error("no CUDA device available: <reason>") without a
-// usable device, and an out-of-memory message (bytes needed, bytes free).
-std::unique_ptr<Backend> make_cuda_backend(const Config& cfg, const Grid& grid);
-bool cuda_device_available();
-// Device-to-device cudaMemcpy bandwidth, bytes read + written per second,
-// median of `repeats` copies of `bytes` (the ceiling benchmarks compare with).
-double cuda_copy_bandwidth(size_t bytes, int repeats);
-#endif
-
 }  // namespace sim

@@ -97,43 +97,4 @@ std::unique_ptr<PendingState> Simulation::begin_download() {
   return backend_->begin_download(std::move(header));
 }
 
-namespace {
-class ReadyState final : public PendingState {
- public:
-  explicit ReadyState(SimState s) : s_(std::move(s)) {}
-  SimState take() override { return std::move(s_); }
-
- private:
-  SimState s_;
-};
-}  // namespace
-
-std::unique_ptr<PendingState> ready_state(SimState s) { return std::make_unique<ReadyState>(std::move(s)); }
-
-std::unique_ptr<PendingState> Backend::begin_download(SimState header) {
-  download(header);
-  return ready_state(std::move(header));
-}
-
-std::unique_ptr<Backend> make_backend(const Config& cfg, const Grid& grid, std::string* notice) {
-  switch (cfg.backend) {
-    case BackendKind::cpu: return make_cpu_backend(cfg, grid);
-    case BackendKind::cuda:
-#if defined(SIM_HAVE_CUDA)
-      return make_cuda_backend(cfg, grid);
-#else
-      throw std::runtime_error("--backend cuda: this sim was built without CUDA (configure with nvcc on the PATH)");
-#endif
-    case BackendKind::auto_:
-#if defined(SIM_HAVE_CUDA)
-      if (cuda_device_available()) return make_cuda_backend(cfg, grid);
-      if (notice) *notice = "no CUDA device found: running on the CPU backend";
-#else
-      if (notice) *notice = "built without CUDA: running on the CPU backend";
-#endif
-      return make_cpu_backend(cfg, grid);
-  }
-  throw std::runtime_error("unknown backend");
-}
-
 }  // namespace sim

@@ -57,8 +57,4 @@ class Simulation {
   std::atomic<bool> stop_{false};
 };
 
-// The backend the config asks for: cpu, cuda, or auto (cuda when a device
-// is present). Throws std::runtime_error with a one-line reason.
-std::unique_ptr<Backend> make_backend(const Config& cfg, const Grid& grid, std::string* notice);
-
 }  // namespace sim

@@ -14,9 +14,9 @@
 #include <sstream>
 
 #include "io/config_loader.hpp"
-#include "sim/bench.hpp"
-#include "sim/cli.hpp"
-#include "sim/traffic.hpp"
+#include "sim/app/bench/bench.hpp"
+#include "sim/app/cli.hpp"
+#include "sim/app/bench/traffic.hpp"
 
 using namespace sim;
 

@@ -297,7 +297,7 @@ TEST_CASE("config: docs/CONFIG.md holds the generated reference tables") {
 
 // ---- command line ---------------------------------------------------------
 
-#include "sim/cli.hpp"
+#include "sim/app/cli.hpp"
 
 namespace {
 

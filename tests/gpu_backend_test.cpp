@@ -3,7 +3,6 @@
 // inflow, outflow, injection) cases; reproducibility; device errors.
 #include <doctest/doctest.h>
 
-#if defined(SIM_HAVE_CUDA)
 #include <cstring>
 #include <sstream>
 #include <string>
@@ -193,4 +192,3 @@ TEST_CASE("gpu: a block shape the kernels cannot run is refused in one line") {
   CHECK_THROWS_WITH_AS(sim::make_cuda_backend(c, s.grid), doctest::Contains("multiple of 32"), std::runtime_error);
 }
 
-#endif  // SIM_HAVE_CUDA

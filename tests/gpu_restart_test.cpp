@@ -3,7 +3,6 @@
 // particles are sorted by cell in device memory.
 #include <doctest/doctest.h>
 
-#if defined(SIM_HAVE_CUDA)
 #include "gpu_support.hpp"
 #include "io/snapshot_files.hpp"
 #include "io/snapshot_reader.hpp"
@@ -34,4 +33,3 @@ TEST_CASE("gpu: restart with deposit=sorted continues bit for bit") {
                                 sim::read_snapshot(sim::join_path(resumed, sim::snapshot_file_name(100))));
   }
 }
-#endif  // SIM_HAVE_CUDA

@@ -7,7 +7,6 @@
 // against the software path: bit for bit equal at every point.
 #include <doctest/doctest.h>
 
-#if defined(SIM_HAVE_CUDA)
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -128,4 +127,3 @@ TEST_CASE("gpu: texture sampling error against software bilinear interpolation")
   CHECK(noise.packed_differ == 0);
 }
 
-#endif  // SIM_HAVE_CUDA

@@ -6,7 +6,6 @@
 // in flight at once, so slots are reused.
 #include <doctest/doctest.h>
 
-#if defined(SIM_HAVE_CUDA)
 #include <algorithm>
 
 #include "gpu_support.hpp"
@@ -52,4 +51,3 @@ TEST_CASE("gpu: an asynchronous snapshot is the state at its start while steppin
       simtest::check_identical(again->take(), now);
     }
 }
-#endif  // SIM_HAVE_CUDA

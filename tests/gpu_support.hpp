@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "io/config_loader.hpp"
+#include "cuda/cuda_backend.hpp"
+#include "sim/cpu/cpu_backend.hpp"
 #include "sim/simulation.hpp"
 
 namespace gputest {

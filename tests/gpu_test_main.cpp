@@ -5,17 +5,13 @@
 
 #include <cstdio>
 
-#include "sim/backend.hpp"
+#include "cuda/cuda_backend.hpp"
 
 namespace {
 constexpr int kSkipped = 77;
 
 bool device_present() {
-#if defined(SIM_HAVE_CUDA)
   return sim::cuda_device_available();
-#else
-  return false;
-#endif
 }
 }  // namespace
 

@@ -17,7 +17,7 @@
 #include "io/config_writer.hpp"
 #include "io/snapshot_reader.hpp"
 #include "same_state.hpp"
-#include "sim/run.hpp"
+#include "sim/app/run.hpp"
 
 namespace iotest {
 

@@ -4,6 +4,7 @@
 #include <memory>
 #include <vector>
 
+#include "sim/cpu/cpu_backend.hpp"
 #include "sim/simulation.hpp"
 
 namespace simtest {

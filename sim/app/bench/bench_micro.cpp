@@ -10,12 +10,13 @@
 #include <cmath>
 #include <ostream>
 
-#include "sim/bench.hpp"
+#include "sim/app/bench/bench.hpp"
 #include "sim/random.hpp"
+#include "sim/app/backend_factory.hpp"
 #include "sim/simulation.hpp"
 #include "sim/stability.hpp"
 #include "sim/state.hpp"
-#include "sim/traffic.hpp"
+#include "sim/app/bench/traffic.hpp"
 
 namespace sim {
 namespace {

@@ -1,4 +1,4 @@
-#include "sim/run.hpp"
+#include "sim/app/run.hpp"
 
 #include <unistd.h>
 
@@ -15,7 +15,8 @@
 #include "io/snapshot_files.hpp"
 #include "io/snapshot_series.hpp"
 #include "io/snapshot_thread.hpp"
-#include "sim/report.hpp"
+#include "sim/app/report.hpp"
+#include "sim/app/backend_factory.hpp"
 #include "sim/simulation.hpp"
 
 namespace sim {

@@ -3,9 +3,9 @@
 #include <iostream>
 
 #include "io/config_loader.hpp"
-#include "sim/bench.hpp"
-#include "sim/cli.hpp"
-#include "sim/run.hpp"
+#include "sim/app/bench/bench.hpp"
+#include "sim/app/cli.hpp"
+#include "sim/app/run.hpp"
 
 int main(int argc, char** argv) {
   sim::CliOptions cli;

@@ -7,9 +7,10 @@
 #include <cmath>
 #include <ostream>
 
-#include "sim/bench.hpp"
+#include "sim/app/bench/bench.hpp"
+#include "sim/app/backend_factory.hpp"
 #include "sim/simulation.hpp"
-#include "sim/traffic.hpp"
+#include "sim/app/bench/traffic.hpp"
 
 namespace sim {
 namespace {

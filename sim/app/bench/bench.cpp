@@ -1,5 +1,5 @@
 // `sim bench`: measure the ceiling, run a suite, print and write the results.
-#include "sim/bench.hpp"
+#include "sim/app/bench/bench.hpp"
 
 #include <omp.h>
 
@@ -12,19 +12,11 @@
 #include <memory>
 #include <stdexcept>
 
+#include "cuda/cuda_backend.hpp"
+#include "sim/app/backend_factory.hpp"
+
 namespace sim {
 namespace {
-
-// Whether make_backend will pick the CUDA backend for this config.
-bool resolves_to_cuda(const Config& cfg) {
-#if defined(SIM_HAVE_CUDA)
-  if (cfg.backend == BackendKind::cuda) return true;
-  if (cfg.backend == BackendKind::auto_) return cuda_device_available();
-#else
-  (void)cfg;
-#endif
-  return false;
-}
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -44,15 +36,11 @@ Ceiling measure_ceiling(bool cuda, int64_t copy_mib) {
   const int64_t mib = copy_mib > 0 ? copy_mib : (cuda ? 1024 : 512);
   const size_t bytes = static_cast<size_t>(mib) << 20;
   const std::string size = std::to_string(mib) + " MiB";
-#if defined(SIM_HAVE_CUDA)
   if (cuda) {
     c.gbps = cuda_copy_bandwidth(bytes, 20) / 1e9;
     c.what = "cudaMemcpy device to device, " + size + ", median of 20, bytes read + written";
     return c;
   }
-#else
-  (void)cuda;
-#endif
   c.gbps = host_copy_bandwidth(bytes, 10) / 1e9;
   c.what = "host memcpy on " + std::to_string(omp_get_max_threads()) + " OpenMP threads, " + size +
            ", median of 10, bytes read + written";

@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <ostream>
 
-#include "sim/bench.hpp"
+#include "sim/app/bench/bench.hpp"
 
 namespace sim {
 namespace {

@@ -9,7 +9,7 @@
 #include <cmath>
 #include <sstream>
 
-#include "sim/backend.hpp"
+#include "sim/cpu/cpu_backend.hpp"
 #include "sim/fluid_physics.hpp"
 #include "sim/halo.hpp"
 #include "sim/injection.hpp"
@@ -430,11 +430,6 @@ Diagnostics CpuBackend::diagnostics() {
 }
 
 }  // namespace
-
-const char* phase_name(Phase p) {
-  static const char* names[] = {"advect", "diffuse", "pressure", "project", "particles", "output"};
-  return names[static_cast<int>(p)];
-}
 
 std::unique_ptr<Backend> make_cpu_backend(const Config& cfg, const Grid& grid) {
   return std::make_unique<CpuBackend>(cfg, grid);

@@ -1,4 +1,4 @@
-#include "sim/report.hpp"
+#include "sim/app/report.hpp"
 
 #include <algorithm>
 #include <cstdio>

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/bench.hpp"
+#include "sim/app/bench/bench.hpp"
 
 namespace sim {
 

@@ -1,4 +1,4 @@
-#include "sim/cli.hpp"
+#include "sim/app/cli.hpp"
 
 #include <algorithm>
 #include <iostream>

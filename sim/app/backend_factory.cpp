@@ -1,0 +1,33 @@
+#include "sim/app/backend_factory.hpp"
+
+#include <stdexcept>
+
+#include "cuda/cuda_backend.hpp"
+#include "sim/cpu/cpu_backend.hpp"
+
+namespace sim {
+
+std::unique_ptr<Backend> make_backend(const Config& cfg, const Grid& grid, std::string* notice) {
+  switch (cfg.backend) {
+    case BackendKind::cpu: return make_cpu_backend(cfg, grid);
+    case BackendKind::cuda:
+      if (!cuda_backend_built())
+        throw std::runtime_error("--backend cuda: this sim was built without CUDA (configure with nvcc on the PATH)");
+      return make_cuda_backend(cfg, grid);
+    case BackendKind::auto_:
+      if (cuda_device_available()) return make_cuda_backend(cfg, grid);
+      if (notice)
+        *notice = cuda_backend_built() ? "no CUDA device found: running on the CPU backend"
+                                       : "built without CUDA: running on the CPU backend";
+      return make_cpu_backend(cfg, grid);
+  }
+  throw std::runtime_error("unknown backend");
+}
+
+bool resolves_to_cuda(const Config& cfg) {
+  if (cfg.backend == BackendKind::cuda) return true;
+  if (cfg.backend == BackendKind::auto_) return cuda_device_available();
+  return false;
+}
+
+}  // namespace sim
