@@ -111,8 +111,8 @@ std::vector<Field<Config>> config_keys() {
   k.push_back(number<C>("pressure.tolerance", SIM_MEMBER(tolerance), "", gt(0),
                         "Stop when the relative residual norm(b - A p) / norm(b) falls below this."));
   k.push_back(integer<C>("pressure.max_iterations", SIM_MEMBER(max_iterations), "sweeps", ge(1), "Sweep limit per solve."));
-  k.push_back(number<C>("pressure.omega", SIM_MEMBER(omega), "", interval(0, true, 2, true),
-                        "SOR relaxation factor (jacobi ignores it)."));
+  k.push_back(number<C>("pressure.omega", SIM_MEMBER(omega), "", interval(0, false, 2, true),
+                        "SOR relaxation factor (jacobi ignores it); 0 = the optimal factor for the grid, 2 / (1 + sin(pi / max(nx, ny)))."));
   k.push_back(integer<C>("pressure.check_every", SIM_MEMBER(check_every), "sweeps", ge(1),
                          "Residual computed every N sweeps."));
 

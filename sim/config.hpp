@@ -62,10 +62,10 @@ struct Config {
   double dt_max = 1e-2; // adaptive upper bound [s]
 
   // [pressure]
-  PressureSolverKind solver = PressureSolverKind::sor;
+  PressureSolverKind solver = PressureSolverKind::auto_;
   double tolerance = 1e-4;   // relative residual ||b - A p|| / ||b|| (float32 fields: ~1e-5 is the floor)
   int max_iterations = 2000;
-  double omega = 1.7;        // SOR relaxation factor
+  double omega = 0.0;        // SOR relaxation factor; 0 = optimal for the grid
   int check_every = 10;      // residual checked every N sweeps
 
   // [boundary]

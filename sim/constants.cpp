@@ -1,5 +1,7 @@
 #include "sim/constants.hpp"
 
+#include "sim/pressure.hpp"
+
 #include <stdexcept>
 #include <string>
 
@@ -38,7 +40,7 @@ Constants make_constants(const Config& cfg, const Grid& g) {
   c.nu = static_cast<real>(cfg.viscosity);
   c.rho_f = static_cast<real>(cfg.density);
   c.dt = 0;
-  c.omega = static_cast<real>(cfg.omega);
+  c.omega = static_cast<real>(cfg.omega > 0 ? cfg.omega : optimal_sor_omega(g.nx, g.ny));
 
   c.rho_p = static_cast<real>(cfg.particle_density);
   c.restitution = static_cast<real>(cfg.restitution);

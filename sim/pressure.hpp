@@ -1,6 +1,7 @@
 // Pressure Poisson solvers, written once over PressureOps so that every
-// solver runs on every backend. A geometric multigrid joins as another
-// PressureSolver (with restriction/prolongation added to PressureOps).
+// solver runs on every backend: Jacobi and red-black SOR (float32, warm
+// started), multigrid-preconditioned conjugate gradients and the transform
+// solve (float64 pressure, from zero every step).
 #pragma once
 #include <memory>
 #include <string>
@@ -15,6 +16,7 @@ struct PressureSettings {
   int max_iterations = 2000;
   int check_every = 10;      // the residual (a host round trip on the GPU) every N iterations
   bool record_history = false;  // keep every checked residual in PressureStats::history
+  int smoothing = 2;            // multigrid: red-black sweep pairs before and after each coarse correction
 };
 
 struct PressureStats {
@@ -28,9 +30,19 @@ class PressureSolver {
  public:
   virtual ~PressureSolver() = default;
   virtual std::string name() const = 0;
+  // Once, before the first solve (levels, transform plans).
+  virtual void prepare(PressureOps& /*ops*/, const PoissonHierarchy& /*h*/) {}
   virtual PressureStats solve(PressureOps& ops, const PressureSettings& s) = 0;
 };
 
-std::unique_ptr<PressureSolver> make_pressure_solver(PressureSolverKind kind);
+// `h` (may be null for jacobi and sor) decides auto: the transform solve where
+// it applies, multigrid otherwise. fft where it does not apply throws
+// std::invalid_argument with the reason.
+std::unique_ptr<PressureSolver> make_pressure_solver(PressureSolverKind kind, const PoissonHierarchy* h,
+                                                     bool has_solids);
+
+// The red-black SOR relaxation factor that minimises the iterations on an
+// nx x ny grid.
+double optimal_sor_omega(int nx, int ny);
 
 }  // namespace sim

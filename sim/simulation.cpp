@@ -11,8 +11,7 @@
 namespace sim {
 
 Simulation::Simulation(const Config& cfg, std::unique_ptr<Backend> backend, const SimState& state)
-    : cfg_(cfg), grid_(state.grid), k_(make_constants(cfg, state.grid)), backend_(std::move(backend)),
-      solver_(make_pressure_solver(cfg.solver)) {
+    : cfg_(cfg), grid_(state.grid), k_(make_constants(cfg, state.grid)), backend_(std::move(backend)) {
   settings_.tolerance = cfg.tolerance;
   settings_.max_iterations = cfg.max_iterations;
   settings_.check_every = cfg.check_every;
@@ -25,6 +24,13 @@ Simulation::Simulation(const Config& cfg, std::unique_ptr<Backend> backend, cons
     boundary_rate_ = std::max(boundary_rate_, std::abs(s->speed) / h);
   backend_->set_constants(k_);
   backend_->upload(state);
+  if (cfg.solver == PressureSolverKind::jacobi || cfg.solver == PressureSolverKind::sor) {
+    solver_ = make_pressure_solver(cfg.solver, nullptr, k_.has_solids != 0);
+  } else {
+    const PoissonHierarchy h = build_poisson_hierarchy(grid_, state.open, k_);
+    solver_ = make_pressure_solver(cfg.solver, &h, k_.has_solids != 0);
+    solver_->prepare(*backend_, h);
+  }
 }
 
 double Simulation::next_dt() {

@@ -16,7 +16,9 @@ SIM_ENUM_TABLE(Stencil, {Stencil::naive, "naive"}, {Stencil::ldg, "ldg"}, {Stenc
 SIM_ENUM_TABLE(ConstantsIn, {ConstantsIn::constant, "constant"}, {ConstantsIn::global, "global"})
 SIM_ENUM_TABLE(Sampling, {Sampling::software, "software"}, {Sampling::texture, "texture"}, {Sampling::packed, "packed"})
 SIM_ENUM_TABLE(Deposit, {Deposit::atomic, "atomic"}, {Deposit::sorted, "sorted"})
-SIM_ENUM_TABLE(PressureSolverKind, {PressureSolverKind::jacobi, "jacobi"}, {PressureSolverKind::sor, "sor"})
+SIM_ENUM_TABLE(PressureSolverKind, {PressureSolverKind::auto_, "auto"}, {PressureSolverKind::jacobi, "jacobi"},
+               {PressureSolverKind::sor, "sor"}, {PressureSolverKind::multigrid, "multigrid"},
+               {PressureSolverKind::fft, "fft"})
 SIM_ENUM_TABLE(BoundaryKind, {BoundaryKind::wall, "wall"}, {BoundaryKind::free_slip, "free_slip"},
                {BoundaryKind::periodic, "periodic"}, {BoundaryKind::inflow, "inflow"},
                {BoundaryKind::outflow, "outflow"})

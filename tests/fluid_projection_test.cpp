@@ -96,7 +96,7 @@ TEST_CASE("projection: the Jacobi residual falls monotonically") {
   ps.max_iterations = 20000;
   ps.check_every = 10;
   ps.record_history = true;
-  const sim::PressureStats r = sim::make_pressure_solver(sim::PressureSolverKind::jacobi)->solve(*backend, ps);
+  const sim::PressureStats r = sim::make_pressure_solver(sim::PressureSolverKind::jacobi, nullptr, false)->solve(*backend, ps);
   REQUIRE(r.converged);
   REQUIRE(r.history.size() > 10);
   int rises = 0;
