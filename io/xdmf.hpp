@@ -1,7 +1,9 @@
 // The XDMF index sim.xdmf: a temporal collection over the snapshot files that
-// ParaView (XDMF reader, 5.11) opens as one time series. The shape follows
-// /work/shared/docs/PARAVIEW.md: the grid is a 3DCoRectMesh one cell thick so
-// it lands in the x-y plane with cell data; particles are a Polyvertex set.
+// ParaView (XDMF reader, 5.11, checked with pvpython by the io_paraview test)
+// opens as one time series. The grid is a 3DCoRectMesh one cell thick, so it
+// lands in the x-y plane with cell data (a 2DCoRectMesh lands in the y-z
+// plane); dimensions are listed slowest first (z y x); vectors have three
+// components so ParaView shows them as vectors; particles are a Polyvertex set.
 #pragma once
 #include <cstdint>
 #include <string>

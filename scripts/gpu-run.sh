@@ -6,7 +6,7 @@
 # 580 but not CLI11/doctest/toml++, and a newer glibc (2.39 vs 2.36 here),
 # so everything but glibc's own libraries (libc, libm, the loader, and
 # libresolv, libdl, libpthread, librt, which must match the device's libc)
-# travels. See /work/shared/docs/GPU.md.
+# travels.
 #
 # Extra arguments go to the cmake configure step, e.g.
 #   scripts/gpu-run.sh -DCMAKE_CUDA_FLAGS=-fmad=false   (no FMA contraction; stays in the cache)
