@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Builds sim for the lent H200 (sm_90) into build-gpu/ and packs the
-# executables with their non-system shared libraries into .gpu/ (both
-# ignored by git), then prints the command to give the device `run` tool
-# with carry [".gpu"]. The device has the same CUDA 13 runtime and driver
-# 580 but not CLI11/doctest/toml++, and a newer glibc (2.39 vs 2.36 here),
+# Builds sim for an H200 (sm_90) into build-gpu/ and packs the executables
+# with their non-system shared libraries into .gpu/ (both ignored by git), to
+# be copied with the working tree to a GPU machine that has no build tools,
+# then prints the command to run there. That machine has the same CUDA 13
+# runtime and driver 580 but not CLI11/doctest/toml++, and a newer glibc (2.39 vs 2.36 here),
 # so everything but glibc's own libraries (libc, libm, the loader, and
 # libresolv, libdl, libpthread, librt, which must match the device's libc)
 # travels.
@@ -32,7 +32,7 @@ du -sh .gpu
 # LD_LIBRARY_PATH only for our binaries (exported, it breaks the device's python3).
 cat <<'CMD'
 
-Device command (run tool, kind nvidia-h200, carry [".gpu"]), from the repository root:
+On the GPU machine, from the repository root (with .gpu/ copied beside it):
 
 L=$PWD/.gpu/lib; nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv; LD_LIBRARY_PATH=$L .gpu/sim_gpu_tests --duration=true 2>&1 | tee $OUT/gpu_tests.txt; echo "sim_gpu_tests rc=${PIPESTATUS[0]}"; for c in box channel; do LD_LIBRARY_PATH=$L .gpu/sim --backend cuda --steps 200 --output /tmp/sim_$c config/$c.toml 2>&1 | tee $OUT/sim_$c.txt; done
 
