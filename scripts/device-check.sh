@@ -2,13 +2,14 @@
 # Runs on the GPU machine, from the repository root, after scripts/gpu-run.sh
 # filled .gpu/ here: the GPU test suite, the same suite shrunk under
 # compute-sanitizer (memcheck, racecheck, initcheck), and two CUDA runs.
-# Logs go to $OUT (or ./device-out). Usage: scripts/device-check.sh [tests|sanitize|racecheck|runs]...
+# Logs go to $OUT (or ./device-out).
+# Usage: scripts/device-check.sh [tests|sanitize|racecheck|runs|pressure]...
 set -uo pipefail
 OUT=${OUT:-device-out}
 mkdir -p "$OUT"
 L=$PWD/.gpu/lib
 parts=("$@")
-[[ ${#parts[@]} -eq 0 ]] && parts=(tests sanitize racecheck runs)
+[[ ${#parts[@]} -eq 0 ]] && parts=(tests sanitize racecheck runs pressure)
 nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.sm,clocks.mem --format=csv | tee "$OUT/device.txt"
 for part in "${parts[@]}"; do
   case $part in
@@ -39,5 +40,9 @@ for part in "${parts[@]}"; do
         echo "sim $c rc=$?" | tee -a "$OUT/sim_$c.txt"
         tail -22 "$OUT/sim_$c.txt"
       done ;;
+    pressure)
+      # iterations and steps/s of each solver against the grid size (cavity, channel)
+      SIZES=${SIZES:-"128 256 512 1024 2048 4096"} LIMIT_S=${LIMIT_S:-60} LD_LIBRARY_PATH=$L \
+        timeout 540 scripts/bench-pressure.sh .gpu/sim cuda "$OUT/pressure_cuda.csv" ;;
   esac
 done
