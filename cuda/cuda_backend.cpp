@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <sstream>
+#include <stdexcept>
 #include <utility>
 
 #include "cuda/device.hpp"
@@ -17,6 +18,7 @@
 #include "cuda/timer.hpp"
 #include "cuda/velocity_textures.hpp"
 #include "cuda/cuda_backend.hpp"
+#include "cuda/cuda_poisson.hpp"
 #include "sim/injection.hpp"
 
 namespace sim {
@@ -201,7 +203,10 @@ class CudaBackend final : public Backend {
   }
 
   void project() override {
-    cuda::project(exec_, so_, phi_.data(), open_.data(), u_.data(), v_.data());
+    if (poisson_)  // MGPCG: the gradient of the float64 pressure x
+      cuda::project_from_double(exec_.stream, k_, poisson_->x(), open_.data(), u_.data(), v_.data());
+    else
+      cuda::project(exec_, so_, phi_.data(), open_.data(), u_.data(), v_.data());
     cuda::fill_velocity_halo(exec_, u_.data(), v_.data());
   }
 
@@ -225,10 +230,31 @@ class CudaBackend final : public Backend {
     return d;
   }
 
+  // MGPCG primitives (cuda/cuda_poisson.hpp).
+  void poisson_setup(const PoissonHierarchy& h) override {
+    poisson_.reset();  // a second setup frees the first hierarchy before allocating
+    poisson_ = std::make_unique<CudaPoisson>(h, exec_.stream);
+  }
+  double pcg_start() override { return mg().start(rhs_.data(), open_.data()); }
+  void mg_load_residual() override { mg().load_residual(); }
+  void mg_smooth(int level, int color) override { mg().smooth(level, color); }
+  void mg_restrict(int level) override { mg().restrict_from(level); }
+  void mg_prolong(int level) override { mg().prolong_to(level); }
+  double pcg_dot_rz() override { return mg().dot_rz(); }
+  void pcg_direction(double beta) override { mg().direction(beta); }
+  double pcg_apply() override { return mg().apply(); }
+  double pcg_update(double alpha) override { return mg().update(alpha); }
+  double poisson_residual_norm() override { return mg().residual_norm(rhs_.data(), open_.data()); }
+  void pcg_finish() override { mg().finish(phi_.data()); }
+
   PhaseTimer& timer() override { return timer_; }
   void synchronize() override { stream_.synchronize(); }
 
  private:
+  CudaPoisson& mg() {
+    if (!poisson_) throw std::logic_error("cuda: a multigrid primitive before poisson_setup");
+    return *poisson_;
+  }
   ReduceScratch scratch() { return {&reduce_ws_, scalars_.data(), host_scalars_.data()}; }
 
   void copy(DeviceBuffer<real>& dst, const DeviceBuffer<real>& src) {
@@ -279,6 +305,7 @@ class CudaBackend final : public Backend {
   DeviceBuffer<int> run_count_;
   VelocityTextures textures_;
   DeviceBuffer<float4> u4_, v4_;  // sampling=packed
+  std::unique_ptr<CudaPoisson> poisson_;  // after poisson_setup
   std::optional<SnapshotStaging> staging_;  // made at the first snapshot; a pending one keeps its own slot alive
   bool permuted_ = false;  // slots out of canonical order since the last upload
   int64_t particle_steps_ = 0;

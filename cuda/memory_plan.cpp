@@ -4,6 +4,7 @@
 #include <climits>
 #include <stdexcept>
 
+#include "cuda/cuda_poisson.hpp"
 #include "cuda/particle_store.hpp"
 
 namespace sim::cuda {
@@ -26,7 +27,8 @@ int key_bits(uint64_t max_key) {
 
 std::string MemoryPlan::breakdown() const {
   return "grid fields " + format_bytes(fields) + ", particles " + format_bytes(particles) + ", sorting " +
-         format_bytes(sorting) + ", deposit " + format_bytes(deposit) + ", reductions " + format_bytes(reductions);
+         format_bytes(sorting) + ", deposit " + format_bytes(deposit) + ", reductions " + format_bytes(reductions) +
+         (multigrid > 0 ? ", multigrid " + format_bytes(multigrid) : std::string());
 }
 
 MemoryPlan plan_memory(const Config& cfg, const Grid& g, const StencilOpts& o) {
@@ -34,6 +36,9 @@ MemoryPlan plan_memory(const Config& cfg, const Grid& g, const StencilOpts& o) {
   p.fields = kGridArrays * g.size() * sizeof(real) + sizeof(Constants);
   const Exec e{nullptr, ConstantsIn::constant, nullptr, g.nx, g.ny};
   p.reductions = static_cast<size_t>(cell_blocks(e, o)) * sizeof(double) + kReduceWorkspace;
+
+  if (cfg.solver == PressureSolverKind::multigrid || cfg.solver == PressureSolverKind::auto_)
+    p.multigrid = CudaPoisson::bytes(g);
 
   p.capacity = cfg.particle_capacity();
   p.sorts = cfg.sort_every > 0 && p.capacity > 0;

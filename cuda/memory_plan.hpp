@@ -25,7 +25,8 @@ struct MemoryPlan {
   size_t sort_workspace = 0, deposit_workspace = 0;
   // bytes by use
   size_t fields = 0, reductions = 0, particles = 0, sorting = 0, deposit = 0;
-  size_t total() const { return fields + reductions + particles + sorting + deposit; }
+  size_t multigrid = 0;  // MGPCG levels and float64 vectors (pressure.solver multigrid or auto)
+  size_t total() const { return fields + reductions + particles + sorting + deposit + multigrid; }
   std::string breakdown() const;  // "fields X, particles Y, ..."
 };
 

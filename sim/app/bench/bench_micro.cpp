@@ -13,6 +13,8 @@
 #include "sim/app/bench/bench.hpp"
 #include "sim/random.hpp"
 #include "sim/app/backend_factory.hpp"
+#include "sim/poisson.hpp"
+#include "sim/pressure.hpp"
 #include "sim/simulation.hpp"
 #include "sim/stability.hpp"
 #include "sim/state.hpp"
@@ -332,6 +334,110 @@ void particle_steps(Context& x, const Config& cfg, int grid_n, int64_t count, Pa
       }
 }
 
+// MGPCG on an n x n closed box (walls, no obstacle, cavity-like), the
+// right-hand side div(u)/dt of a random velocity. Two rows per size: one
+// V-cycle (the preconditioner alone, as MultigridSolver runs it with
+// smoothing = 2) and one whole solve to 1e-6 from zero; both use the byte
+// count of one V-cycle (traffic::mg_vcycle) per cell, the solve row that of
+// its iterations (V-cycle + PCG vectors) per cell and solve.
+constexpr int kMgSmoothing = 2;
+constexpr double kMgTolerance = 1e-6;
+
+void multigrid_rows(Context& x, const Config& cfg, int n) {
+  Config c = periodic_case(cfg, n);
+  for (BoundarySide* s : {&c.left, &c.right, &c.bottom, &c.top}) *s = BoundarySide{BoundaryKind::wall, 0.0};
+  c.solver = PressureSolverKind::multigrid;
+  const double cells = static_cast<double>(n) * n;
+  std::string error;
+  std::unique_ptr<Backend> b;
+  PoissonHierarchy h;
+  std::unique_ptr<PressureSolver> solver;
+  if (!out_of_time(x.opts)) {
+    SimState s = make_initial_state(c);
+    randomize(s, cfg.seed);
+    b = fresh_backend(x, c, s, micro_dt(c, 1.0), error);
+    try {
+      if (b) {
+        Constants k = make_constants(c, s.grid);
+        h = build_poisson_hierarchy(s.grid, s.open, k);
+        solver = make_pressure_solver(PressureSolverKind::multigrid, &h, false);
+        solver->prepare(*b, h);
+        b->compute_rhs();
+        b->pcg_start();
+      }
+    } catch (const std::exception& e) {
+      error = std::string("failed: ") + e.what();
+      b.reset();
+    }
+  }
+  const int levels = static_cast<int>(h.levels.size()), sweeps = h.coarse_sweeps;
+  Backend* bp = b.get();
+  auto vcycle = [bp, levels, sweeps] {
+    bp->mg_load_residual();
+    const int last = levels - 1;
+    for (int l = 0; l < last; ++l) {
+      for (int k = 0; k < kMgSmoothing; ++k) {
+        bp->mg_smooth(l, 0);
+        bp->mg_smooth(l, 1);
+      }
+      bp->mg_restrict(l);
+    }
+    for (int k = 0; k < sweeps; ++k) {
+      bp->mg_smooth(last, 0);
+      bp->mg_smooth(last, 1);
+    }
+    for (int k = 0; k < sweeps; ++k) {
+      bp->mg_smooth(last, 1);
+      bp->mg_smooth(last, 0);
+    }
+    for (int l = last - 1; l >= 0; --l) {
+      bp->mg_prolong(l);
+      for (int k = 0; k < kMgSmoothing; ++k) {
+        bp->mg_smooth(l, 1);
+        bp->mg_smooth(l, 0);
+      }
+    }
+  };
+  const double cycle_bytes = traffic::mg_vcycle(n, n, kMgSmoothing).bytes / cells;
+  // the iteration count of one solve (the same every solve: it starts from zero)
+  PressureStats st;
+  PressureSettings ps;
+  ps.tolerance = kMgTolerance;
+  ps.max_iterations = 200;
+  ps.smoothing = kMgSmoothing;
+  if (bp && error.empty()) {
+    try {
+      st = solver->solve(*bp, ps);
+    } catch (const std::exception& e) {
+      error = std::string("failed: ") + e.what();
+    }
+  }
+  for (const bool solve : {false, true}) {
+    BenchRow row;
+    row.set("benchmark", solve ? "mgpcg_solve_1e-6" : "mg_vcycle");
+    row.set("size", static_cast<double>(n));
+    row.set("size_text", std::to_string(n) + "^2");
+    row.set("items", "cells");
+    row.set("variant", x.cuda ? std::string("closed box") : std::string("cpu closed box"));
+    row.set("backend", b ? b->name() : x.report.backend);
+    if (!error.empty()) {
+      row.set("error", error);
+      x.report.rows.push_back(std::move(row));
+      continue;
+    }
+    const double iters = st.iterations;
+    row.set("iterations", iters);
+    if (iters > 0 && st.residual > 0) row.set("conv_factor", std::pow(st.residual, 1.0 / iters));
+    if (solve) {
+      // bytes per cell of the whole solve: its V-cycles and vector updates
+      const double bytes = iters * (cycle_bytes + traffic::pcg_iteration(1).bytes) + traffic::pcg_start_finish(1).bytes;
+      measure(x, row, bp, cells, bytes, [bp, &solver, &ps] { solver->solve(*bp, ps); });
+    } else {
+      measure(x, row, bp, cells, cycle_bytes, vcycle);
+    }
+  }
+}
+
 }  // namespace
 
 BenchReport run_micro(const Config& cfg, const BenchOptions& opts, bool cuda, double ceiling_gbps, std::ostream& log) {
@@ -343,6 +449,16 @@ BenchReport run_micro(const Config& cfg, const BenchOptions& opts, bool cuda, do
   if (!cuda) r.notes.push_back("stencil, constants and sampling fixed at the config's values (the CPU backend has one implementation)");
   if (!cuda) r.notes.push_back("no sort-every-1 particle rows: the CPU backend does not sort particles by cell");
   for (int n : sizes) sweeps(x, cfg, n);
+  // MGPCG rows: 2048^2, 4096^2, 8192^2 on the GPU; the CPU backend, at
+  // ~100x less bandwidth, runs only the smallest of the micro sizes, capped at 1024^2.
+  const bool mg = opts.solvers.empty() ||
+                  std::find(opts.solvers.begin(), opts.solvers.end(), PressureSolverKind::multigrid) != opts.solvers.end();
+  if (mg) {
+    if (cuda)
+      for (int n : {2048, 4096, 8192}) multigrid_rows(x, cfg, n);
+    else
+      multigrid_rows(x, cfg, std::min(1024, *std::min_element(sizes.begin(), sizes.end())));
+  }
   const int grid_n = std::min(kParticleGrid, *std::min_element(sizes.begin(), sizes.end()));
   for (int64_t count : counts)
     for (ParticleOrder order : {ParticleOrder::random, ParticleOrder::cell_sorted, ParticleOrder::sorted_each_step})

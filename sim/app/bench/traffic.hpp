@@ -17,6 +17,7 @@
 //   sim/fluid_physics.hpp and sim/particle_physics.hpp (an FMA counts 2,
 //   as the two operations it replaces; exp and floor count 1 each).
 #pragma once
+#include <algorithm>
 #include <cstdint>
 
 #include "sim/config.hpp"
@@ -38,6 +39,7 @@ struct Cost {
 };
 
 constexpr double kFloat = 4;  // bytes of one field value
+constexpr int kCoarsestSideModel = 4;  // sim/poisson.hpp kCoarsestSide (this header stays free of sim/poisson.hpp)
 
 inline double cells(const Grid& g) { return static_cast<double>(g.nx) * g.ny; }
 inline double faces(const Grid& g) { return static_cast<double>(g.nx + 1) * (g.ny + 1); }
@@ -59,6 +61,38 @@ inline Cost sor_sweep(double n_cells, bool solids = false) { return 2.0 * sor_ha
 inline Cost residual(double n_cells, bool solids = false) { return {n_cells * (2 * kFloat + mask(solids)), n_cells * 12}; }
 // rhs = div(u)/dt: read u, v; write rhs: 12 B; divergence 5, scale 1, square and sum 2.
 inline Cost rhs(double n_cells, bool solids = false) { return {n_cells * (3 * kFloat + mask(solids)), n_cells * 8}; }
+
+// --- multigrid-preconditioned CG (cuda/poisson_kernels.cu), per cell -----
+// A level of n cells (float32 e, f; 1-byte face bits on a uniform level):
+// half-sweep reads e, f, bits and writes back every sector of e: 13 B (a
+// non-uniform level reads cx, cy instead of the bits: 20 B); the first
+// level-0 half-sweep is fused with f = (float) r: r 8, bits 1, f and e
+// written 8 = 17 B. Restriction per fine cell: e, f, bits (9 B) and the
+// coarse f, e written (2 B) = 11 B; prolongation: e read and written, bits,
+// the parent's e (1 B) = 10 B. The coarsest level is L2-resident: 0 B.
+// Per V-cycle with nu sweep pairs each way: level 0 25 + 52 nu B per cell,
+// a coarser level 21 + 52 nu B per cell of its own.
+// Flops: relaxation 4 mul + 3 add + 1 sub + 1 div + diag 3 = 12 per updated cell.
+inline Cost mg_vcycle(int nx, int ny, int nu) {
+  Cost c;
+  bool first = true;
+  while (!(std::min(nx, ny) <= kCoarsestSideModel || nx < 2 || ny < 2)) {
+    const double n = static_cast<double>(nx) * ny;
+    c += Cost{n * ((first ? 25.0 : 21.0) + 52.0 * nu), n * (4 * nu * 0.5 * 12 + 4 * 9 / 4.0 + 1)};
+    first = false;
+    nx = (nx + 1) / 2;
+    ny = (ny + 1) / 2;
+  }
+  return c;
+}
+// One PCG iteration less its V-cycle, float64 vectors: <r, z> (r 8, e 4),
+// p = z + beta p (e 4, p 8 read, p 8 written), q = A p with <p, q> (p 8,
+// bits 1, q 8), x += alpha p and r -= alpha q with ||r|| (x, r read and
+// written 32, p, q 16): 97 B per cell.
+inline Cost pcg_iteration(double n_cells) { return {n_cells * 97, n_cells * (2 + 2 + 12 + 6)}; }
+// Start (sum of rhs 4, rhs again 4 and open 4, r 8 and x 8 written) and
+// finish (x 8 read, phi 4 written): 40 B per cell.
+inline Cost pcg_start_finish(double n_cells) { return {n_cells * 40, n_cells * 4}; }
 
 // --- fluid, per face point (u and v faces together) ---------------------
 // RK2 stage out = base + h A(in). Stage 1 has base == in: read u, v, write

@@ -1,0 +1,244 @@
+#include "cuda/cuda_poisson.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "cuda/check.hpp"
+
+namespace sim::cuda {
+namespace {
+
+// The coarsest level is queued and solved by one block when it is at most
+// this many cells (always, for the hierarchies of sim/poisson.cpp, unless
+// one side is thousands of times the other).
+constexpr int64_t kCoarseBatchCells = 16384;
+
+// The one nonzero value of a coefficient array over the faces of a level,
+// or 0 (with `uniform` false) when it holds two different nonzero values.
+float single_value(const std::vector<real>& c, const PoissonLevel& l, int i_end, int j_end, bool& uniform) {
+  float v = 0;
+  for (int j = 0; j < j_end; ++j)
+    for (int i = 0; i < i_end; ++i) {
+      const float a = c[static_cast<size_t>(l.index(i, j))];
+      if (a == 0) continue;
+      if (v == 0) v = a;
+      else if (a != v) uniform = false;
+    }
+  return v;
+}
+
+}  // namespace
+
+size_t CudaPoisson::bytes(const Grid& g) {
+  // level 0: x r p q (float64), e f (float32), face bits; coarse levels as
+  // sim/poisson.cpp builds them, each with e f cx cy and face bits.
+  size_t b = g.size() * (4 * sizeof(double) + 2 * sizeof(float) + 1);
+  int nx = g.nx, ny = g.ny;
+  while (!(std::min(nx, ny) <= kCoarsestSide || nx < 2 || ny < 2)) {
+    nx = (nx + 1) / 2;
+    ny = (ny + 1) / 2;
+    const size_t size = static_cast<size_t>((nx + 2 + 31) / 32 * 32) * static_cast<size_t>(ny + 2);
+    b += size * (4 * sizeof(float) + 1);
+  }
+  b += static_cast<size_t>(pcg_partial_count(g.nx, g.ny)) * sizeof(double) + 4 * sizeof(double);
+  return b;
+}
+
+CudaPoisson::CudaPoisson(const PoissonHierarchy& h, cudaStream_t stream)
+    : stream_(stream), singular_(h.singular), fluid_cells_(h.fluid_cells) {
+  if (h.levels.empty()) throw std::invalid_argument("cuda: poisson_setup with an empty hierarchy");
+  for (int s = 0; s < 4; ++s) ghosts_.rule[s] = h.ghost[s];
+  const int n = static_cast<int>(h.levels.size());
+  buffers_.resize(n);
+  levels_.resize(n);
+  halo_races_.resize(n);
+  for (int l = 0; l < n; ++l) {
+    const PoissonLevel& hl = h.levels[l];
+    if (hl.nx < 1 || hl.ny < 1 || hl.pitch < hl.nx + 2 || hl.rows < hl.ny + 2 || hl.cx.size() != hl.size() ||
+        hl.cy.size() != hl.size())
+      throw std::invalid_argument("cuda: poisson_setup: level " + std::to_string(l) + " has an inconsistent shape");
+    LevelBuffers& b = buffers_[l];
+    DeviceLevel& d = levels_[l];
+    d.nx = hl.nx;
+    d.ny = hl.ny;
+    d.pitch = hl.pitch;
+    d.rows = hl.rows;
+    bool uniform = true;
+    d.cx_value = single_value(hl.cx, hl, hl.nx + 1, hl.ny, uniform);
+    d.cy_value = single_value(hl.cy, hl, hl.nx, hl.ny + 1, uniform);
+    d.uniform = uniform;
+    // Face bits of every cell (0 in the halo and padding).
+    std::vector<uint8_t> bits(hl.size(), 0);
+    for (int j = 0; j < hl.ny; ++j)
+      for (int i = 0; i < hl.nx; ++i) {
+        const size_t c = static_cast<size_t>(hl.index(i, j));
+        bits[c] = static_cast<uint8_t>((hl.cx[c] != 0 ? kFaceW : 0) | (hl.cx[c + 1] != 0 ? kFaceE : 0) |
+                                       (hl.cy[c] != 0 ? kFaceS : 0) |
+                                       (hl.cy[c + static_cast<size_t>(hl.pitch)] != 0 ? kFaceN : 0));
+      }
+    b.faces.allocate(hl.size(), "multigrid face bits");
+    b.faces.upload(bits.data(), bits.size(), stream_);
+    if (!uniform) {
+      b.cx.allocate(hl.size(), "multigrid coefficients");
+      b.cy.allocate(hl.size(), "multigrid coefficients");
+      b.cx.upload(hl.cx.data(), hl.size(), stream_);
+      b.cy.upload(hl.cy.data(), hl.size(), stream_);
+    }
+    b.e.allocate(hl.size(), "multigrid levels");
+    b.f.allocate(hl.size(), "multigrid levels");
+    b.e.zero(stream_);
+    b.f.zero(stream_);
+    d.cx = b.cx.data();
+    d.cy = b.cy.data();
+    d.faces = b.faces.data();
+    d.e = b.e.data();
+    d.f = b.f.data();
+    halo_races_[l] = smooth_halo_races(d, ghosts_);
+  }
+  const DeviceLevel& l0 = levels_[0];
+  const size_t size0 = static_cast<size_t>(l0.pitch) * l0.rows;
+  for (DeviceBuffer<double>* v : {&x_, &r_, &p_, &q_}) {
+    v->allocate(size0, "MGPCG vectors");
+    v->zero(stream_);  // halos and padding stay 0 where nothing writes them
+  }
+  n_partials_ = pcg_partial_count(l0.nx, l0.ny);
+  partials_.allocate(static_cast<size_t>(n_partials_), "MGPCG partial sums");
+  scal_.allocate(4, "MGPCG scalars");
+  scal_.zero(stream_);
+  const DeviceLevel& last = levels_.back();
+  coarse_batched_ = static_cast<int64_t>(last.nx) * last.ny <= kCoarseBatchCells;
+  // the host vectors uploaded above are pageable: wait before they go
+  SIM_CUDA_CHECK(cudaStreamSynchronize(stream_));
+}
+
+void CudaPoisson::check_level(int level, int last_allowed, const char* what) const {
+  if (level < 0 || level > last_allowed)
+    throw std::out_of_range(std::string("cuda: ") + what + "(" + std::to_string(level) + "): the hierarchy has " +
+                            std::to_string(levels_.size()) + " levels");
+}
+
+double CudaPoisson::read_scalar(int slot) {
+  SIM_CUDA_CHECK(cudaMemcpyAsync(host_.data(), scal_.data() + slot, sizeof(double), cudaMemcpyDeviceToHost, stream_));
+  SIM_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  return host_[0];
+}
+
+double CudaPoisson::finish_sum(int n_partials, int slot) {
+  pcg_final_sum(stream_, partials_.data(), n_partials, scal_.data() + slot, 0.0);
+  return read_scalar(slot);
+}
+
+const double* CudaPoisson::mean_on_device(const float* rhs) {
+  if (!singular_ || fluid_cells_ <= 0) return nullptr;
+  pcg_sum_rhs(stream_, levels_[0], rhs, partials_.data());
+  pcg_final_sum(stream_, partials_.data(), n_partials_, scal_.data() + 2, static_cast<double>(fluid_cells_));
+  return scal_.data() + 3;
+}
+
+void CudaPoisson::flush_load() {
+  if (!load_pending_) return;
+  load_pending_ = false;
+  mg_load(stream_, levels_[0], r_.data());
+}
+
+void CudaPoisson::flush_coarse() {
+  if (seq_.count == 0) return;
+  mg_coarse_sequence(stream_, levels_.back(), ghosts_, seq_);
+  seq_ = CoarseSequence{};
+}
+
+void CudaPoisson::flush() {
+  flush_load();
+  flush_coarse();
+}
+
+double CudaPoisson::start(const float* rhs, const float* open) {
+  flush();
+  const DeviceLevel& l0 = levels_[0];
+  x_.zero(stream_);
+  const double* mean = mean_on_device(rhs);
+  pcg_start(stream_, l0, rhs, open, mean, r_.data(), partials_.data());
+  return std::sqrt(finish_sum(n_partials_, 0));
+}
+
+void CudaPoisson::load_residual() {
+  flush();
+  load_pending_ = true;  // run by the next level-0 half-sweep, or at the next flush
+}
+
+void CudaPoisson::smooth(int level, int color) {
+  const int last = levels() - 1;
+  check_level(level, last, "mg_smooth");
+  if (color != 0 && color != 1) throw std::invalid_argument("cuda: mg_smooth: colour must be 0 or 1");
+  if (level == last && coarse_batched_) {
+    flush_load();
+    seq_.bits[seq_.count >> 5] |= static_cast<uint32_t>(color) << (seq_.count & 31);
+    if (++seq_.count == kCoarseSeqWords * 32) flush_coarse();
+    return;
+  }
+  flush_coarse();
+  const DeviceLevel& l = levels_[level];
+  if (level == 0 && load_pending_) {
+    load_pending_ = false;
+    mg_load_smooth(stream_, l, ghosts_, r_.data(), color);
+    return;
+  }
+  flush_load();
+  mg_smooth(stream_, l, ghosts_, color, !halo_races_[level]);
+  if (halo_races_[level]) mg_halo(stream_, l, ghosts_);
+}
+
+void CudaPoisson::restrict_from(int level) {
+  check_level(level, levels() - 2, "mg_restrict");
+  flush();
+  mg_restrict(stream_, levels_[level], levels_[level + 1]);
+}
+
+void CudaPoisson::prolong_to(int level) {
+  check_level(level, levels() - 2, "mg_prolong");
+  flush();
+  mg_prolong(stream_, levels_[level], levels_[level + 1], ghosts_);
+}
+
+double CudaPoisson::dot_rz() {
+  flush();
+  pcg_dot(stream_, levels_[0], r_.data(), levels_[0].e, partials_.data());
+  return finish_sum(n_partials_, 0);
+}
+
+void CudaPoisson::direction(double beta) {
+  flush();
+  pcg_direction(stream_, levels_[0], ghosts_, levels_[0].e, beta, p_.data());
+}
+
+double CudaPoisson::apply() {
+  flush();
+  pcg_apply(stream_, levels_[0], p_.data(), q_.data(), partials_.data());
+  return finish_sum(n_partials_, 0);
+}
+
+double CudaPoisson::update(double alpha) {
+  flush();
+  pcg_update(stream_, levels_[0], alpha, p_.data(), q_.data(), x_.data(), r_.data(), partials_.data());
+  return std::sqrt(finish_sum(n_partials_, 0));
+}
+
+double CudaPoisson::residual_norm(const float* rhs, const float* open) {
+  flush();
+  const DeviceLevel& l0 = levels_[0];
+  const double* mean = mean_on_device(rhs);
+  pcg_halo(stream_, l0, ghosts_, x_.data());
+  pcg_residual(stream_, l0, rhs, open, mean, x_.data(), partials_.data());
+  return std::sqrt(finish_sum(n_partials_, 0));
+}
+
+void CudaPoisson::finish(float* phi) {
+  flush();
+  const DeviceLevel& l0 = levels_[0];
+  pcg_halo(stream_, l0, ghosts_, x_.data());
+  pcg_round(stream_, l0, x_.data(), phi);
+}
+
+}  // namespace sim::cuda

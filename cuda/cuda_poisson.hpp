@@ -1,0 +1,83 @@
+// The CUDA side of the MGPCG primitives of sim/backend.hpp (PressureOps):
+// owns the device levels of a PoissonHierarchy (face bits, or coefficients
+// where a level is not uniform; e and f in float32) and the float64 Krylov
+// vectors x, r, p, q on the grid layout. CudaBackend forwards to it; the
+// backend's rhs, open and phi arrays are passed per call (phi may move:
+// the Jacobi sweep swaps it with its twin).
+//
+// Only the calls that return a double synchronise the stream, each reading
+// back one double through pinned memory. Two things are deferred to cut
+// launches and bytes, invisibly to the caller: mg_load_residual is fused
+// into the first level-0 half-sweep that follows it, and the half-sweeps of
+// the coarsest level are queued and run by one single-block launch at the
+// next other primitive. Any primitive flushes what is pending first, so the
+// results equal those of running each call at once.
+#pragma once
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "cuda/device_buffer.hpp"
+#include "cuda/poisson_kernels.hpp"
+#include "sim/grid.hpp"
+#include "sim/poisson.hpp"
+
+namespace sim::cuda {
+
+class CudaPoisson {
+ public:
+  CudaPoisson(const PoissonHierarchy& h, cudaStream_t stream);
+
+  // Device bytes of the hierarchy of a grid (an upper bound: every coarse
+  // level counted with its coefficient arrays), for the memory plan.
+  static size_t bytes(const Grid& g);
+
+  double start(const float* rhs, const float* open);  // pcg_start
+  void load_residual();                               // mg_load_residual
+  void smooth(int level, int color);                  // mg_smooth
+  void restrict_from(int level);                      // mg_restrict
+  void prolong_to(int level);                         // mg_prolong
+  double dot_rz();                                    // pcg_dot_rz
+  void direction(double beta);                        // pcg_direction
+  double apply();                                     // pcg_apply
+  double update(double alpha);                        // pcg_update
+  double residual_norm(const float* rhs, const float* open);  // poisson_residual_norm
+  void finish(float* phi);                            // pcg_finish
+
+  const double* x() const { return x_.data(); }
+  int levels() const { return static_cast<int>(levels_.size()); }
+
+ private:
+  struct LevelBuffers {
+    DeviceBuffer<float> cx, cy, e, f;
+    DeviceBuffer<uint8_t> faces;
+  };
+
+  void check_level(int level, int last_allowed, const char* what) const;
+  void flush();            // pending load and coarse half-sweeps
+  void flush_load();
+  void flush_coarse();
+  double read_scalar(int slot);  // synchronises
+  double finish_sum(int n_partials, int slot);  // partials -> scal_[slot], read back
+  const double* mean_on_device(const float* rhs);  // scal_ + 3, or null when not singular
+
+  cudaStream_t stream_;
+  Ghosts ghosts_{};
+  bool singular_ = true;
+  int64_t fluid_cells_ = 0;
+  std::vector<LevelBuffers> buffers_;
+  std::vector<DeviceLevel> levels_;
+  std::vector<bool> halo_races_;  // per level: smoothing needs a separate halo launch
+  DeviceBuffer<double> x_, r_, p_, q_;
+  DeviceBuffer<double> partials_;
+  DeviceBuffer<double> scal_;  // [0] a result, [2] the rhs sum, [3] its mean
+  PinnedBuffer<double> host_{1, "MGPCG read-back"};
+  int n_partials_ = 0;
+  bool coarse_batched_ = false;  // the coarsest level's half-sweeps are queued
+  bool load_pending_ = false;
+  CoarseSequence seq_{};
+};
+
+}  // namespace sim::cuda

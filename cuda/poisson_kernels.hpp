@@ -1,0 +1,116 @@
+// Launchers of the multigrid / conjugate-gradient kernels of the Poisson
+// solve (cuda/poisson_kernels.cu), in plain C++ (no CUDA syntax). Every
+// launcher enqueues on `s` and returns without synchronising; none reads
+// anything back. The arithmetic per point is that of the SIM_HD functions of
+// sim/poisson.hpp, as on the CPU.
+//
+// Layout: every array is a level array of sim/poisson.hpp (one-cell halo,
+// index (i + 1) + (j + 1) * pitch); level 0 has the Grid's pitch, so the
+// float64 Krylov vectors, rhs and phi share one index.
+#pragma once
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+
+#include "sim/constants.hpp"
+#include "sim/poisson.hpp"
+
+namespace sim::cuda {
+
+// Face coefficients of one cell as 4 bits at the cell's index: bit 0 west
+// (cx(i, j) != 0), 1 east (cx(i + 1, j)), 2 south (cy(i, j)), 3 north
+// (cy(i, j + 1)). A cell with no bit set is solid (prolongation keeps it 0).
+enum : uint8_t { kFaceW = 1, kFaceE = 2, kFaceS = 4, kFaceN = 8 };
+
+// One level on the device. A level is `uniform` when every nonzero cx has one
+// value cx_value and every nonzero cy one value cy_value (level 0 always;
+// every level of a power-of-two box): its kernels read the 1-byte face bits
+// instead of the two float coefficient arrays (13 instead of 20 bytes per
+// cell and half-sweep), and produce the same bits since each coefficient is
+// either exactly that value or 0. Otherwise cx, cy are read.
+struct DeviceLevel {
+  int nx = 0, ny = 0, pitch = 0, rows = 0;
+  bool uniform = false;
+  float cx_value = 0, cy_value = 0;
+  const float* cx = nullptr;  // non-uniform levels only
+  const float* cy = nullptr;
+  const uint8_t* faces = nullptr;  // face bits, every level
+  float* e = nullptr;  // correction
+  float* f = nullptr;  // right-hand side of A e = f
+};
+
+// Ghost rules per side (sim::Side order), a kernel parameter.
+struct Ghosts {
+  GhostRule rule[4];
+};
+
+// Red-black colour sequence of the coarsest level, run by one block.
+constexpr int kCoarseSeqWords = 64;  // 2048 half-sweeps per launch
+struct CoarseSequence {
+  uint32_t bits[kCoarseSeqWords];  // colour of half-sweep q: bit q % 32 of word q / 32
+  int count = 0;
+};
+
+// Launch geometry of the float64 reductions on the nx x ny cells: the number
+// of per-block partial sums each writes (fixed by the grid size only).
+int pcg_partial_count(int nx, int ny);
+
+// --- V-cycle (float32) -----------------------------------------------------
+// Whether a fused halo write of one half-sweep could race: a wrap side with
+// an odd cell count puts both ends of a row in the same colour.
+bool smooth_halo_races(const DeviceLevel& l, const Ghosts& g);
+// f = (float) r, e = 0 on the whole level-0 array.
+void mg_load(cudaStream_t s, const DeviceLevel& l0, const double* r);
+// mg_load followed by the first half-sweep, in one pass: f = (float) r; e of
+// the `color` cells = poisson_relax_point of zero neighbours, e of the other
+// cells 0; halo filled.
+void mg_load_smooth(cudaStream_t s, const DeviceLevel& l0, const Ghosts& g, const double* r, int color);
+// One red-black half-sweep; with fuse_halo the updated cells write the halo
+// cells derived from them (else call mg_halo after).
+void mg_smooth(cudaStream_t s, const DeviceLevel& l, const Ghosts& g, int color, bool fuse_halo);
+// Halo of e by the ghost rules: x sides, then y sides (corners as the CPU).
+void mg_halo(cudaStream_t s, const DeviceLevel& l, const Ghosts& g);
+// c.f(I, J) = sum over children of (f - A e) of the fine level; c.e = 0
+// (halo included).
+void mg_restrict(cudaStream_t s, const DeviceLevel& fine, const DeviceLevel& coarse);
+// fine.e += coarse.e of the parent on open cells; halo filled.
+void mg_prolong(cudaStream_t s, const DeviceLevel& fine, const DeviceLevel& coarse, const Ghosts& g);
+// `seq.count` half-sweeps of one level by one block, each followed by a halo
+// fill, separated by block barriers: the whole coarse solve in one launch.
+void mg_coarse_sequence(cudaStream_t s, const DeviceLevel& l, const Ghosts& g, const CoarseSequence& seq);
+
+// --- conjugate gradients (float64 on level 0) ------------------------------
+// partials[b] = sum of rhs over the cells of block b (solid cells hold 0).
+void pcg_sum_rhs(cudaStream_t s, const DeviceLevel& l0, const float* rhs, double* partials);
+// out[0] = sum of partials[0..n) in a fixed order (one block); with
+// divide_by > 0 also out[1] = out[0] / divide_by.
+void pcg_final_sum(cudaStream_t s, const double* partials, int n, double* out, double divide_by);
+// x = 0 (x zeroed by the caller), r = rhs - (*mean) on open cells (mean may be
+// null: not singular), 0 elsewhere; partials of r^2.
+void pcg_start(cudaStream_t s, const DeviceLevel& l0, const float* rhs, const float* open, const double* mean,
+               double* r, double* partials);
+// partials of <r, (double) e>.
+void pcg_dot(cudaStream_t s, const DeviceLevel& l0, const double* r, const float* e, double* partials);
+// p = e + beta p (p = e when beta == 0); halo of p filled.
+void pcg_direction(cudaStream_t s, const DeviceLevel& l0, const Ghosts& g, const float* e, double beta, double* p);
+// q = A p (halo of p filled); partials of <p, q>.
+void pcg_apply(cudaStream_t s, const DeviceLevel& l0, const double* p, double* q, double* partials);
+// x += alpha p, r -= alpha q; partials of r^2.
+void pcg_update(cudaStream_t s, const DeviceLevel& l0, double alpha, const double* p, const double* q, double* x,
+                double* r, double* partials);
+// Halo of a float64 level-0 vector (x sides, then y sides).
+void pcg_halo(cudaStream_t s, const DeviceLevel& l0, const Ghosts& g, double* v);
+// partials of (b - A x)^2, b = rhs - (*mean) on open cells (mean may be null);
+// x's halo filled.
+void pcg_residual(cudaStream_t s, const DeviceLevel& l0, const float* rhs, const float* open, const double* mean,
+                  const double* x, double* partials);
+// phi = (float) x on the whole array (x's halo filled first, so phi's halo
+// is phi's own halo: the ghost rules commute with rounding).
+void pcg_round(cudaStream_t s, const DeviceLevel& l0, const double* x, float* phi);
+
+// --- projection from the float64 pressure ----------------------------------
+// u = u** - dt * g on active faces, g = (float) ((x_a - x_b) * inv_h) computed
+// in double (0 on faces touching a solid when k.has_solids).
+void project_from_double(cudaStream_t s, const Constants& k, const double* x, const float* open, float* u, float* v);
+
+}  // namespace sim::cuda
