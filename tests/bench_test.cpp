@@ -3,45 +3,26 @@
 // asserted: only that every number is there and positive.
 #include <doctest/doctest.h>
 #include <omp.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <cmath>
-#include <cstdlib>
-#include <filesystem>
-#include <iterator>
-#include <fstream>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "io/config_loader.hpp"
 #include "sim/app/bench/bench.hpp"
-#include "sim/app/cli.hpp"
 #include "sim/app/bench/traffic.hpp"
+#include "support/cases.hpp"
+#include "support/cli.hpp"
+#include "support/io.hpp"
 
 using namespace sim;
+using test::Parsed;
+using test::parse_args;
 
 namespace {
 
-struct Parsed {
-  int code;
-  CliOptions options;
-  std::string out, err;
-};
-
-Parsed parse(std::vector<std::string> args) {
-  args.insert(args.begin(), "sim");
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  Parsed p{};
-  std::ostringstream out, err;
-  p.code = parse_cli(static_cast<int>(args.size()), argv.data(), p.options, out, err);
-  p.out = out.str();
-  p.err = err.str();
-  return p;
-}
-
-std::string box() { return std::string(SIM_SOURCE_DIR) + "/config/box.toml"; }
+std::string box() { return test::source_path("config/box.toml"); }
 
 // One thread: the tests stay fast on a loaded machine (no timing is checked).
 struct OneThread {
@@ -49,23 +30,6 @@ struct OneThread {
   OneThread() { omp_set_num_threads(1); }
   ~OneThread() { omp_set_num_threads(before); }
 };
-
-struct TempDir {
-  std::filesystem::path path;
-  TempDir() {
-    path = std::filesystem::temp_directory_path() / ("sim_bench_test_" + std::to_string(getpid()));
-    std::filesystem::create_directories(path);
-  }
-  ~TempDir() { std::filesystem::remove_all(path); }
-  std::string file(const std::string& name) const { return (path / name).string(); }
-};
-
-std::vector<std::string> lines_of(const std::string& path) {
-  std::ifstream f(path);
-  std::vector<std::string> v;
-  for (std::string line; std::getline(f, line);) v.push_back(line);
-  return v;
-}
 
 std::string joined(const std::vector<std::string>& v) {
   std::string s;
@@ -75,7 +39,7 @@ std::string joined(const std::vector<std::string>& v) {
 
 // `sim bench ARGS` in process, as main() runs it.
 int bench(const std::vector<std::string>& args, std::string& out) {
-  const Parsed p = parse(args);
+  const Parsed p = parse_args(args);
   REQUIRE(p.code == -1);
   REQUIRE(p.options.command == Command::bench);
   const Config cfg = load_config(p.options.config_path, cli_overrides(p.options));
@@ -87,13 +51,14 @@ int bench(const std::vector<std::string>& args, std::string& out) {
   return rc;
 }
 
-// python3 reads the JSON and checks the row count (skipped without python3).
+// Python reads the JSON and checks the row count (skipped without Python).
 void check_json(const std::string& path, size_t rows, const std::string& suite) {
-  if (std::system("command -v python3 > /dev/null 2>&1") != 0) return;
-  const std::string cmd = "python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); "
+  const std::string python = test::python_with("json");
+  if (python.empty()) return;
+  const std::string cmd = python + " -c 'import json,sys; d=json.load(open(sys.argv[1])); "
                           "sys.exit(0 if len(d[\"rows\"]) == " + std::to_string(rows) + " and d[\"suite\"] == \"" +
-                          suite + "\" and d[\"ceiling\"][\"gbps\"] > 0 else 1)' " + path;
-  CHECK(std::system(cmd.c_str()) == 0);
+                          suite + "\" and d[\"ceiling\"][\"gbps\"] > 0 else 1)' " + test::quoted(path);
+  CHECK(test::shell(cmd) == 0);
 }
 
 }  // namespace
@@ -147,9 +112,9 @@ TEST_CASE("bench: the byte model gives the hand-computed bytes") {
 }
 
 TEST_CASE("bench: the command line takes lists, comma-separated or repeated") {
-  const Parsed p = parse({"bench", "--stencil", "naive,ldg", "--stencil", "shared", "--layout=aos", "--steps", "7",
-                          "--warmup", "0", "--micro-sizes", "64,128", "--micro-particles", "16M,1000", "--csv", "a.csv",
-                          "--set", "domain.nx=32", "--backend", "cpu", "box.toml"});
+  const Parsed p = parse_args({"bench", "--stencil", "naive,ldg", "--stencil", "shared", "--layout=aos", "--steps",
+                               "7", "--warmup", "0", "--micro-sizes", "64,128", "--micro-particles", "16M,1000",
+                               "--csv", "a.csv", "--set", "domain.nx=32", "--backend", "cpu", "box.toml"});
   REQUIRE(p.code == -1);
   CHECK(p.err.empty());
   const BenchOptions& b = p.options.bench;
@@ -165,18 +130,18 @@ TEST_CASE("bench: the command line takes lists, comma-separated or repeated") {
   CHECK(b.csv == "a.csv");
   CHECK(cli_overrides(p.options) == std::vector<std::string>{"domain.nx=32", "run.backend=\"cpu\""});
 
-  CHECK(parse({"bench", "--stencil", "naive,fast", "box.toml"}).err ==
+  CHECK(parse_args({"bench", "--stencil", "naive,fast", "box.toml"}).err ==
         "sim: error: --stencil: expected one of naive|ldg|shared|vector, got \"fast\"\n");
-  CHECK(parse({"bench", "--steps", "0", "box.toml"}).code == 2);
-  CHECK(parse({"bench", "--micro-sizes", "4", "box.toml"}).code == 2);
-  CHECK(parse({"bench"}).err == "sim: error: CONFIG is required\n");
-  const Parsed help = parse({"bench", "--help"});
+  CHECK(parse_args({"bench", "--steps", "0", "box.toml"}).code == 2);
+  CHECK(parse_args({"bench", "--micro-sizes", "4", "box.toml"}).code == 2);
+  CHECK(parse_args({"bench"}).err == "sim: error: CONFIG is required\n");
+  const Parsed help = parse_args({"bench", "--help"});
   CHECK(help.code == 0);
   for (const char* opt : {"--stencil", "--pressure-solver", "--micro", "--csv", "--json", "--warmup"})
     CHECK(help.out.find(opt) != std::string::npos);
-  CHECK(parse({"--help"}).out.find("sim bench") != std::string::npos);
+  CHECK(parse_args({"--help"}).out.find("sim bench") != std::string::npos);
   // The run command is unchanged.
-  CHECK(parse({"box.toml"}).options.command == Command::run);
+  CHECK(parse_args({"box.toml"}).options.command == Command::run);
 }
 
 TEST_CASE("bench: the variant matrix, with the axes that cannot matter collapsed") {
@@ -205,18 +170,18 @@ TEST_CASE("bench: the variant matrix, with the axes that cannot matter collapsed
 
 TEST_CASE("bench: a tiny CPU matrix prints the table and writes CSV and JSON with one row per variant") {
   OneThread one;
-  TempDir dir;
+  const std::string dir = test::scratch_dir("bench_matrix");
   std::string out;
   const int rc = bench({"bench", box(), "--backend", "cpu", "--set", "domain.nx=16", "--set", "domain.ny=16", "--set",
                         "particles.regions[0].count=200", "--steps", "2", "--warmup", "1", "--copy-mib", "4", "--csv",
-                        dir.file("m.csv"), "--json", dir.file("m.json")},
+                        dir + "/m.csv", "--json", dir + "/m.json"},
                        out);
   CHECK(rc == 0);
   INFO(out);
   for (const char* s : {"ceiling", "variant", "it/step", "pressure", "GB/s", "%copy", "aos/jacobi", "soa/sor"})
     CHECK(out.find(s) != std::string::npos);
 
-  const std::vector<std::string> csv = lines_of(dir.file("m.csv"));
+  const std::vector<std::string> csv = test::read_lines(dir + "/m.csv");
   REQUIRE(csv.size() == 1 + 4);
   CHECK(csv[0] == joined(matrix_columns()));
   CHECK(csv[0].rfind("variant,backend,layout,stencil,constants,sampling,deposit,pressure_solver,steps,", 0) == 0);
@@ -224,29 +189,29 @@ TEST_CASE("bench: a tiny CPU matrix prints the table and writes CSV and JSON wit
     INFO(csv[k]);
     CHECK(csv[k].back() == ',');  // empty error column
   }
-  check_json(dir.file("m.json"), 4, "matrix");
+  check_json(dir + "/m.json", 4, "matrix");
 }
 
 TEST_CASE("bench: the micro suite on the CPU at tiny sizes") {
   OneThread one;
-  TempDir dir;
+  const std::string dir = test::scratch_dir("bench_micro");
   std::string out;
   const int rc = bench({"bench", box(), "--micro", "--backend", "cpu", "--micro-sizes", "16", "--micro-particles",
-                        "500", "--steps", "1", "--warmup", "0", "--copy-mib", "4", "--csv", dir.file("u.csv"), "--json",
-                        dir.file("u.json"), "--quiet"},
+                        "500", "--steps", "1", "--warmup", "0", "--copy-mib", "4", "--csv", dir + "/u.csv", "--json",
+                        dir + "/u.json", "--quiet"},
                        out);
   CHECK(rc == 0);
   INFO(out);
   for (const char* s : {"jacobi_sweep", "sor_sweep", "particle_step", "16^2", "cells", "particles", "GB/s"})
     CHECK(out.find(s) != std::string::npos);
-  const std::vector<std::string> csv = lines_of(dir.file("u.csv"));
+  const std::vector<std::string> csv = test::read_lines(dir + "/u.csv");
   REQUIRE(csv.size() == 1 + 2 + 4);  // jacobi, sor; particle step aos, soa, each in random and cell-sorted order
   CHECK(csv[0] == joined(micro_columns()));
   CHECK(csv[1].rfind("jacobi_sweep,16,cells,", 0) == 0);
   CHECK(csv[2].rfind("sor_sweep,16,cells,", 0) == 0);
   CHECK(csv[3].rfind("particle_step,500,particles,aos,", 0) == 0);
   CHECK(csv[5].rfind("particle_step,500,particles,aos/cell-sorted,", 0) == 0);
-  check_json(dir.file("u.json"), 6, "micro");
+  check_json(dir + "/u.json", 6, "micro");
 }
 
 TEST_CASE("bench: the host copy bandwidth is measured") {
@@ -257,7 +222,7 @@ TEST_CASE("bench: the host copy bandwidth is measured") {
 }
 
 TEST_CASE("bench: config/bench_large.toml is the large case with a fixed pressure budget") {
-  const Config c = load_config(std::string(SIM_SOURCE_DIR) + "/config/bench_large.toml");
+  const Config c = test::shipped_config("bench_large.toml");
   CHECK(c.nx == 4096);
   CHECK(c.ny == 4096);
   CHECK(c.total_seeded() == 16 << 20);
@@ -269,18 +234,17 @@ TEST_CASE("bench: config/bench_large.toml is the large case with a fixed pressur
 }
 
 TEST_CASE("bench: the sim executable dispatches `sim bench`") {
-  TempDir dir;
-  const std::string log = dir.file("out.txt");
+  const std::string dir = test::scratch_dir("bench_dispatch");
+  const std::string log = dir + "/out.txt";
   const std::string cmd = "OMP_NUM_THREADS=1 '" + std::string(SIM_EXECUTABLE) + "' bench '" + box() +
                           "' --backend cpu --set domain.nx=16 --set domain.ny=16 --set 'particles.regions[0].count=50'"
                           " --layout soa --pressure-solver jacobi --steps 1 --warmup 0 --copy-mib 4 --quiet > '" +
                           log + "' 2>&1";
-  CHECK(std::system(cmd.c_str()) == 0);
-  std::ifstream f(log);
-  const std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  CHECK(test::shell(cmd) == 0);
+  const std::string text = test::read_text(log);
   INFO(text);
   CHECK(text.find("soa/jacobi") != std::string::npos);
   CHECK(text.find("sim bench (matrix)") != std::string::npos);
   const std::string bad = "'" + std::string(SIM_EXECUTABLE) + "' bench --stencil fast x.toml > /dev/null 2>&1";
-  CHECK(WEXITSTATUS(std::system(bad.c_str())) == 2);
+  CHECK(test::shell(bad) == 2);
 }

@@ -3,28 +3,16 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 
 #include "io/config_loader.hpp"
 #include "io/config_schema.hpp"
 #include "io/config_writer.hpp"
+#include "support/cases.hpp"
+#include "support/io.hpp"
 
 using namespace sim;
 
 namespace {
-
-// The message the load fails with, or "" when it succeeds.
-std::string error_of(const std::string& text, const std::vector<std::string>& sets = {}) {
-  try {
-    load_config_string(text, "t.toml", sets);
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "";
-}
-
-std::string source_path(const std::string& rel) { return std::string(SIM_SOURCE_DIR) + "/" + rel; }
 
 // Every schema value of two configs, as "key = value" lines.
 std::string dump(const Config& c) {
@@ -64,107 +52,107 @@ TEST_CASE("config: schema defaults are allowed values and keys are unique") {
 }
 
 TEST_CASE("config: TOML syntax errors carry file, line and column") {
-  CHECK(error_of("[domain]\nnx = 1.2.3\n") ==
+  CHECK(test::config_error("[domain]\nnx = 1.2.3\n") ==
         "t.toml:2:9: Error while parsing floating-point: expected decimal digit or exponent, saw '.'");
-  const std::string e = error_of("[domain]\nnx =\n");
+  const std::string e = test::config_error("[domain]\nnx =\n");
   CHECK(e == "t.toml:2:5: Error while parsing key-value pair: expected value, saw '\\n'");
   CHECK(e.find('\n') == std::string::npos);
 }
 
 TEST_CASE("config: wrong types") {
-  CHECK(error_of("[fluid]\nviscosity = \"abc\"\n") == "t.toml:2:13: fluid.viscosity: expected a number >= 0, got \"abc\"");
-  CHECK(error_of("[gravity]\ny = true\n") == "t.toml:2:5: gravity.y: expected a number, got true");
-  CHECK(error_of("[run]\nsteps = 2.5\n") == "t.toml:2:9: run.steps: expected an integer >= 0, got 2.5");
-  CHECK(error_of("[domain]\nnx = 64.0\n") ==
+  CHECK(test::config_error("[fluid]\nviscosity = \"abc\"\n") == "t.toml:2:13: fluid.viscosity: expected a number >= 0, got \"abc\"");
+  CHECK(test::config_error("[gravity]\ny = true\n") == "t.toml:2:5: gravity.y: expected a number, got true");
+  CHECK(test::config_error("[run]\nsteps = 2.5\n") == "t.toml:2:9: run.steps: expected an integer >= 0, got 2.5");
+  CHECK(test::config_error("[domain]\nnx = 64.0\n") ==
         "t.toml:2:6: domain.nx: expected an integer >= 8 (at least 8 cells a side), got 64.0");
-  CHECK(error_of("[particles]\ntwo_way = \"yes\"\n") == "t.toml:2:11: particles.two_way: expected true or false, got \"yes\"");
-  CHECK(error_of("[run]\noutput = 5\n") == "t.toml:2:10: run.output: expected a non-empty string, got 5");
-  CHECK(error_of("[run]\nlayout = \"xyz\"\n") == "t.toml:2:10: run.layout: expected one of aos|soa, got \"xyz\"");
-  CHECK(error_of("[boundary.left]\nkind = 3\n") ==
+  CHECK(test::config_error("[particles]\ntwo_way = \"yes\"\n") == "t.toml:2:11: particles.two_way: expected true or false, got \"yes\"");
+  CHECK(test::config_error("[run]\noutput = 5\n") == "t.toml:2:10: run.output: expected a non-empty string, got 5");
+  CHECK(test::config_error("[run]\nlayout = \"xyz\"\n") == "t.toml:2:10: run.layout: expected one of aos|soa, got \"xyz\"");
+  CHECK(test::config_error("[boundary.left]\nkind = 3\n") ==
         "t.toml:2:8: boundary.left.kind: expected one of wall|free_slip|periodic|inflow|outflow, got 3");
-  CHECK(error_of("fluid = 3\n") == "t.toml:1:9: fluid: expected a table, got 3");
-  CHECK(error_of("[fluid.viscosity]\n") == "t.toml:1:1: fluid.viscosity: expected a number >= 0, got a table");
-  CHECK(error_of("obstacles = 1\n") == "t.toml:1:13: obstacles: expected an array of tables ([[obstacles]]), got 1");
+  CHECK(test::config_error("fluid = 3\n") == "t.toml:1:9: fluid: expected a table, got 3");
+  CHECK(test::config_error("[fluid.viscosity]\n") == "t.toml:1:1: fluid.viscosity: expected a number >= 0, got a table");
+  CHECK(test::config_error("obstacles = 1\n") == "t.toml:1:13: obstacles: expected an array of tables ([[obstacles]]), got 1");
   // An integer is a valid number.
   CHECK(load_config_string("[domain]\nlx = 2\n", "t.toml", {}).lx == 2.0);
 }
 
 TEST_CASE("config: range errors") {
-  CHECK(error_of("[fluid]\nviscosity = -1\n") == "t.toml:2:13: fluid.viscosity: expected a number >= 0, got -1");
-  CHECK(error_of("[fluid]\ndensity = -1000.0\n") == "t.toml:2:11: fluid.density: expected a number > 0, got -1000.0");
-  CHECK(error_of("[time]\ndt = -0.1\n") == "t.toml:2:6: time.dt: expected a number >= 0, got -0.1");
-  CHECK(error_of("[domain]\nnx = 4\n") == "t.toml:2:6: domain.nx: expected an integer >= 8 (at least 8 cells a side), got 4");
-  CHECK(error_of("[pressure]\nomega = 2\n") == "t.toml:2:9: pressure.omega: expected a number in (0, 2), got 2");
-  CHECK(error_of("[time]\ncfl = 1.5\n") == "t.toml:2:7: time.cfl: expected a number in (0, 1], got 1.5");
-  CHECK(error_of("[output]\ncompression_level = 10\n") ==
+  CHECK(test::config_error("[fluid]\nviscosity = -1\n") == "t.toml:2:13: fluid.viscosity: expected a number >= 0, got -1");
+  CHECK(test::config_error("[fluid]\ndensity = -1000.0\n") == "t.toml:2:11: fluid.density: expected a number > 0, got -1000.0");
+  CHECK(test::config_error("[time]\ndt = -0.1\n") == "t.toml:2:6: time.dt: expected a number >= 0, got -0.1");
+  CHECK(test::config_error("[domain]\nnx = 4\n") == "t.toml:2:6: domain.nx: expected an integer >= 8 (at least 8 cells a side), got 4");
+  CHECK(test::config_error("[pressure]\nomega = 2\n") == "t.toml:2:9: pressure.omega: expected a number in (0, 2), got 2");
+  CHECK(test::config_error("[time]\ncfl = 1.5\n") == "t.toml:2:7: time.cfl: expected a number in (0, 1], got 1.5");
+  CHECK(test::config_error("[output]\ncompression_level = 10\n") ==
         "t.toml:2:21: output.compression_level: expected an integer in [0, 9], got 10");
-  CHECK(error_of("[gravity]\ny = nan\n") == "t.toml:2:5: gravity.y: expected a finite number, got nan");
-  CHECK(error_of("[fluid]\nviscosity = inf\n") == "t.toml:2:13: fluid.viscosity: expected a finite number >= 0, got inf");
-  CHECK(error_of("[domain]\nny = 3000000000\n") == "t.toml:2:6: domain.ny: expected an integer <= 2147483647, got 3000000000");
-  CHECK(error_of("[run]\noutput = \"\"\n") == "t.toml:2:10: run.output: expected a non-empty string, got \"\"");
+  CHECK(test::config_error("[gravity]\ny = nan\n") == "t.toml:2:5: gravity.y: expected a finite number, got nan");
+  CHECK(test::config_error("[fluid]\nviscosity = inf\n") == "t.toml:2:13: fluid.viscosity: expected a finite number >= 0, got inf");
+  CHECK(test::config_error("[domain]\nny = 3000000000\n") == "t.toml:2:6: domain.ny: expected an integer <= 2147483647, got 3000000000");
+  CHECK(test::config_error("[run]\noutput = \"\"\n") == "t.toml:2:10: run.output: expected a non-empty string, got \"\"");
 }
 
 TEST_CASE("config: unknown keys and tables suggest the nearest key") {
-  CHECK(error_of("[fluid]\nviscocity = 1\n") == "t.toml:2:1: fluid.viscocity: unknown key (did you mean fluid.viscosity?)");
-  CHECK(error_of("[fluidd]\nviscosity = 1\n") == "t.toml:1:2: fluidd: unknown table (did you mean fluid?)");
-  CHECK(error_of("[boundary.lft]\nkind = \"wall\"\n") == "t.toml:1:11: boundary.lft: unknown table (did you mean boundary.left?)");
-  CHECK(error_of("[fluid]\nbanana = 1\n") == "t.toml:2:1: fluid.banana: unknown key");
-  CHECK(error_of("[[obstacle]]\nx = 1\n") == "t.toml:1:3: obstacle: unknown key (did you mean obstacles?)");
-  CHECK(error_of("[[obstacles]]\nradious = 0.1\n") ==
+  CHECK(test::config_error("[fluid]\nviscocity = 1\n") == "t.toml:2:1: fluid.viscocity: unknown key (did you mean fluid.viscosity?)");
+  CHECK(test::config_error("[fluidd]\nviscosity = 1\n") == "t.toml:1:2: fluidd: unknown table (did you mean fluid?)");
+  CHECK(test::config_error("[boundary.lft]\nkind = \"wall\"\n") == "t.toml:1:11: boundary.lft: unknown table (did you mean boundary.left?)");
+  CHECK(test::config_error("[fluid]\nbanana = 1\n") == "t.toml:2:1: fluid.banana: unknown key");
+  CHECK(test::config_error("[[obstacle]]\nx = 1\n") == "t.toml:1:3: obstacle: unknown key (did you mean obstacles?)");
+  CHECK(test::config_error("[[obstacles]]\nradious = 0.1\n") ==
         "t.toml:2:1: obstacles[0].radious: unknown key (did you mean obstacles[0].radius?)");
-  CHECK(error_of("time.dtmax = 1\n") == "t.toml:1:6: time.dtmax: unknown key (did you mean time.dt_max?)");
+  CHECK(test::config_error("time.dtmax = 1\n") == "t.toml:1:6: time.dtmax: unknown key (did you mean time.dt_max?)");
 }
 
 TEST_CASE("config: physically impossible setups") {
   SUBCASE("fixed dt beyond the viscous limit") {
-    CHECK(error_of("[fluid]\nviscosity = 0.01\n[time]\ndt = 0.1\n") ==
+    CHECK(test::config_error("[fluid]\nviscosity = 0.01\n[time]\ndt = 0.1\n") ==
           "t.toml:4:6: time.dt: 0.1 s exceeds the viscous stability limit 0.0061 s (nu = 0.01 m^2/s, dx = 0.0156 m)");
   }
   SUBCASE("fixed dt beyond the advective limit") {
-    CHECK(error_of("[fluid]\nviscosity = 1e-6\n[time]\ndt = 0.01\n[boundary.top]\nspeed = 1.0\n") ==
+    CHECK(test::config_error("[fluid]\nviscosity = 1e-6\n[time]\ndt = 0.01\n[boundary.top]\nspeed = 1.0\n") ==
           "t.toml:4:6: time.dt: 0.01 s exceeds the advective (CFL) stability limit 0.00781 s "
           "(reference speed 1 m/s from boundary.top.speed, dx = 0.0156 m)");
-    CHECK(error_of("[domain]\nly = 0.5\n[fluid]\nviscosity = 0\ninitial = \"uniform\"\ninitial_u = 2.0\n[time]\ndt = 0.01\n") ==
+    CHECK(test::config_error("[domain]\nly = 0.5\n[fluid]\nviscosity = 0\ninitial = \"uniform\"\ninitial_u = 2.0\n[time]\ndt = 0.01\n") ==
           "t.toml:8:6: time.dt: 0.01 s exceeds the advective (CFL) stability limit 0.0026 s "
           "(reference speed 2 m/s from fluid.initial_u, dx = 0.0156 m, dy = 0.00781 m)");
-    CHECK(error_of("[fluid]\nviscosity = 1e-6\n[time]\ndt = 0.001\n[boundary.top]\nspeed = 1.0\n") == "");
+    CHECK(test::config_error("[fluid]\nviscosity = 1e-6\n[time]\ndt = 0.001\n[boundary.top]\nspeed = 1.0\n") == "");
   }
   SUBCASE("periodic sides come in pairs") {
-    CHECK(error_of("[boundary.left]\nkind = \"periodic\"\n") ==
+    CHECK(test::config_error("[boundary.left]\nkind = \"periodic\"\n") ==
           "t.toml:2:8: boundary.right.kind: periodic on the left requires periodic on the right");
-    CHECK(error_of("[boundary.top]\nkind = \"periodic\"\n[boundary.bottom]\nkind = \"outflow\"\n") ==
+    CHECK(test::config_error("[boundary.top]\nkind = \"periodic\"\n[boundary.bottom]\nkind = \"outflow\"\n") ==
           "t.toml:4:8: boundary.bottom.kind: periodic on the top requires periodic on the bottom");
   }
   SUBCASE("regions and obstacles inside the domain") {
     const std::string ok_region = "[[particles.regions]]\nx0 = 0.1\nx1 = 0.2\ny0 = 0.1\ny1 = 0.2\ncount = 10\n";
-    CHECK(error_of(ok_region + "[[particles.regions]]\nx0 = 0.2\nx1 = 1.5\ny0 = 0\ny1 = 1\ncount = 5\n") ==
+    CHECK(test::config_error(ok_region + "[[particles.regions]]\nx0 = 0.2\nx1 = 1.5\ny0 = 0\ny1 = 1\ncount = 5\n") ==
           "t.toml:7:1: particles.regions[1]: region [0.2, 1.5] x [0, 1] lies outside the domain [0, 1] x [0, 1]");
-    CHECK(error_of("[[particles.regions]]\nx0 = 0.5\nx1 = 0.2\ny0 = 0\ny1 = 1\n") ==
+    CHECK(test::config_error("[[particles.regions]]\nx0 = 0.5\nx1 = 0.2\ny0 = 0\ny1 = 1\n") ==
           "t.toml:3:6: particles.regions[0].x1: expected a number > x0 = 0.5, got 0.2");
-    CHECK(error_of("[[particles.regions]]\nx1 = 0.5\ny0 = 0.5\ny1 = 0.5\n") ==
+    CHECK(test::config_error("[[particles.regions]]\nx1 = 0.5\ny0 = 0.5\ny1 = 0.5\n") ==
           "t.toml:4:6: particles.regions[0].y1: expected a number > y0 = 0.5, got 0.5");
-    CHECK(error_of(ok_region + "diameter_min = 2e-4\ndiameter_max = 1e-4\n") ==
+    CHECK(test::config_error(ok_region + "diameter_min = 2e-4\ndiameter_max = 1e-4\n") ==
           "t.toml:8:16: particles.regions[0].diameter_max: expected a number >= diameter_min = 0.0002, got 0.0001");
-    CHECK(error_of("[[obstacles]]\nx = 0.95\ny = 0.5\nradius = 0.1\n") ==
+    CHECK(test::config_error("[[obstacles]]\nx = 0.95\ny = 0.5\nradius = 0.1\n") ==
           "t.toml:1:1: obstacles[0]: circle of radius 0.1 at (0.95, 0.5) lies outside the domain [0, 1] x [0, 1]");
-    CHECK(error_of("[[obstacles]]\nx = 0.5\ny = 0.5\n") ==
+    CHECK(test::config_error("[[obstacles]]\nx = 0.5\ny = 0.5\n") ==
           "t.toml:1:1: obstacles[0].radius: expected a number > 0 for a circle, got 0");
-    CHECK(error_of("[[obstacles]]\nshape = \"rectangle\"\nx0 = -0.1\nx1 = 0.2\ny0 = 0\ny1 = 0.5\n") ==
+    CHECK(test::config_error("[[obstacles]]\nshape = \"rectangle\"\nx0 = -0.1\nx1 = 0.2\ny0 = 0\ny1 = 0.5\n") ==
           "t.toml:1:1: obstacles[0]: rectangle [-0.1, 0.2] x [0, 0.5] lies outside the domain [0, 1] x [0, 1]");
-    CHECK(error_of("[particles.inject]\nrate = 10.0\nx1 = 2.0\ny1 = 1.0\n[particles]\ncapacity = 100\n") ==
+    CHECK(test::config_error("[particles.inject]\nrate = 10.0\nx1 = 2.0\ny1 = 1.0\n[particles]\ncapacity = 100\n") ==
           "t.toml:1:1: particles.inject: region [0, 2] x [0, 1] lies outside the domain [0, 1] x [0, 1]");
   }
   SUBCASE("particle capacity") {
     const std::string region = "[[particles.regions]]\nx1 = 1.0\ny1 = 1.0\ncount = 20000\n";
-    CHECK(error_of("[particles]\ncapacity = 100\n" + region) ==
+    CHECK(test::config_error("[particles]\ncapacity = 100\n" + region) ==
           "t.toml:2:12: particles.capacity: expected 0 or an integer >= 20000 (the seeded particle count), got 100");
-    CHECK(error_of(region + "[particles.inject]\nrate = 5.0\nx1 = 0.1\ny1 = 1.0\n") ==
+    CHECK(test::config_error(region + "[particles.inject]\nrate = 5.0\nx1 = 0.1\ny1 = 1.0\n") ==
           "t.toml:6:8: particles.capacity: injection (particles.inject.rate = 5 1/s) needs an integer > 20000 "
           "(the seeded particle count), got 0");
-    CHECK(error_of("[particles]\ncapacity = 20000\n" + region) == "");
+    CHECK(test::config_error("[particles]\ncapacity = 20000\n" + region) == "");
   }
   SUBCASE("GPU block size") {
-    CHECK(error_of("[gpu]\nblock_x = 64\nblock_y = 32\n") ==
+    CHECK(test::config_error("[gpu]\nblock_x = 64\nblock_y = 32\n") ==
           "t.toml:3:11: gpu.block_y: block_x * block_y = 2048 exceeds 1024 threads per block");
   }
 }
@@ -205,48 +193,48 @@ TEST_CASE("config: --set overrides are typed and validated like the file") {
   CHECK(d.obstacles[0].radius == 0.1);
   CHECK(d.regions.empty());
 
-  CHECK(error_of(base, {"fluid.viscosity=abc"}) == "--set fluid.viscosity=abc: fluid.viscosity: expected a number >= 0, got \"abc\"");
-  CHECK(error_of(base, {"run.steps=1.5"}) == "--set run.steps=1.5: run.steps: expected an integer >= 0, got 1.5");
-  CHECK(error_of(base, {"fluid.viscocity=1"}) == "--set fluid.viscocity=1: fluid.viscocity: unknown key (did you mean fluid.viscosity?)");
-  CHECK(error_of(base, {"fluidd={viscosity=1}"}) == "--set fluidd={viscosity=1}: fluidd: unknown table (did you mean fluid?)");
-  CHECK(error_of(base, {"steps"}) == "--set steps: expected KEY=VALUE");
-  CHECK(error_of(base, {"run.seed=99999999999999999999"}) ==
+  CHECK(test::config_error(base, {"fluid.viscosity=abc"}) == "--set fluid.viscosity=abc: fluid.viscosity: expected a number >= 0, got \"abc\"");
+  CHECK(test::config_error(base, {"run.steps=1.5"}) == "--set run.steps=1.5: run.steps: expected an integer >= 0, got 1.5");
+  CHECK(test::config_error(base, {"fluid.viscocity=1"}) == "--set fluid.viscocity=1: fluid.viscocity: unknown key (did you mean fluid.viscosity?)");
+  CHECK(test::config_error(base, {"fluidd={viscosity=1}"}) == "--set fluidd={viscosity=1}: fluidd: unknown table (did you mean fluid?)");
+  CHECK(test::config_error(base, {"steps"}) == "--set steps: expected KEY=VALUE");
+  CHECK(test::config_error(base, {"run.seed=99999999999999999999"}) ==
         "--set run.seed=99999999999999999999: run.seed: Error while parsing decimal integer: "
         "'99999999999999999999' is not representable in 64 bits");
-  CHECK(error_of(base, {"particles.regions[3].count=1"}) ==
+  CHECK(test::config_error(base, {"particles.regions[3].count=1"}) ==
         "--set particles.regions[3].count=1: particles.regions[3]: no such entry (there are 1 [[particles.regions]] entries)");
-  CHECK(error_of(base, {"particles.regions[0].cout=1"}) ==
+  CHECK(test::config_error(base, {"particles.regions[0].cout=1"}) ==
         "--set particles.regions[0].cout=1: particles.regions[0].cout: unknown key (did you mean particles.regions[0].count?)");
   // Whole-config checks point at the --set that caused them.
-  CHECK(error_of(base, {"time.dt=0.1"}) ==
+  CHECK(test::config_error(base, {"time.dt=0.1"}) ==
         "--set time.dt=0.1: time.dt: 0.1 s exceeds the viscous stability limit 0.000122 s (nu = 0.5 m^2/s, dx = 0.0156 m)");
-  CHECK(error_of(base, {"boundary.right.kind=periodic"}) ==
+  CHECK(test::config_error(base, {"boundary.right.kind=periodic"}) ==
         "--set boundary.right.kind=periodic: boundary.left.kind: periodic on the right requires periodic on the left");
 }
 
 TEST_CASE("config: shipped cases parse and validate") {
   for (const char* name : {"box", "cavity", "taylor_green", "channel"}) {
     INFO(name);
-    const std::string path = source_path(std::string("config/") + name + ".toml");
+    const std::string path = test::source_path(std::string("config/") + name + ".toml");
     Config c;
     CHECK_NOTHROW(c = load_config(path, {}));
     CHECK(c.source == path);
   }
-  const Config box = load_config(source_path("config/box.toml"), {});
+  const Config box = load_config(test::source_path("config/box.toml"), {});
   CHECK(box.nx == 96);
   CHECK(box.total_seeded() == 20000);
   CHECK(box.two_way);
   CHECK(box.dt == 0.0);
-  const Config cavity = load_config(source_path("config/cavity.toml"), {});
+  const Config cavity = load_config(test::source_path("config/cavity.toml"), {});
   CHECK(cavity.top.speed == 1.0);
   CHECK(cavity.particle_density == cavity.density);
-  const Config tg = load_config(source_path("config/taylor_green.toml"), {});
+  const Config tg = load_config(test::source_path("config/taylor_green.toml"), {});
   CHECK(tg.initial == InitialFlow::taylor_green);
   CHECK(tg.left.kind == BoundaryKind::periodic);
   CHECK(tg.bottom.kind == BoundaryKind::periodic);
   CHECK(tg.regions.empty());
   CHECK(tg.steps * tg.dt_max == doctest::Approx(1.0 / (2.0 * tg.viscosity)));
-  const Config ch = load_config(source_path("config/channel.toml"), {});
+  const Config ch = load_config(test::source_path("config/channel.toml"), {});
   REQUIRE(ch.obstacles.size() == 1);
   CHECK(ch.left.speed * 2 * ch.obstacles[0].radius / ch.viscosity == doctest::Approx(100.0));
   CHECK(ch.capacity == 20000);
@@ -255,7 +243,7 @@ TEST_CASE("config: shipped cases parse and validate") {
 TEST_CASE("config: config_to_toml reads back to the same config") {
   std::vector<Config> cases;
   for (const char* name : {"box", "cavity", "taylor_green", "channel"})
-    cases.push_back(load_config(source_path(std::string("config/") + name + ".toml"), {}));
+    cases.push_back(load_config(test::source_path(std::string("config/") + name + ".toml"), {}));
   Config odd = load_config_string(
       "[[obstacles]]\nshape = \"rectangle\"\nx0 = 0.1\nx1 = 0.3\ny0 = 0.1\ny1 = 0.2\n"
       "[[obstacles]]\nx = 0.7\ny = 0.7\nradius = 0.05\n"
@@ -274,12 +262,9 @@ TEST_CASE("config: config_to_toml reads back to the same config") {
 }
 
 TEST_CASE("config: docs/CONFIG.md holds the generated reference tables") {
-  const std::string path = source_path("docs/CONFIG.md");
-  std::ifstream in(path);
-  REQUIRE(in);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  std::string doc = ss.str();
+  const std::string path = test::source_path("docs/CONFIG.md");
+  std::string doc = test::read_text(path);
+  REQUIRE(!doc.empty());
   const std::string begin = "<!-- BEGIN schema_markdown() -->\n", end = "<!-- END schema_markdown() -->";
   const auto b = doc.find(begin), e = doc.find(end);
   REQUIRE(b != std::string::npos);
@@ -287,105 +272,10 @@ TEST_CASE("config: docs/CONFIG.md holds the generated reference tables") {
   const std::string generated = schema_markdown();
   if (std::getenv("SIM_REGENERATE_DOCS")) {
     doc.replace(b + begin.size(), e - b - begin.size(), generated);
-    std::ofstream(path) << doc;
+    test::write_text(path, doc);
     MESSAGE("rewrote " << path);
     return;
   }
   INFO("docs/CONFIG.md is stale: SIM_REGENERATE_DOCS=1 ./build/sim_tests -tc='*CONFIG.md*'");
   CHECK(doc.substr(b + begin.size(), e - b - begin.size()) == generated);
-}
-
-// ---- command line ---------------------------------------------------------
-
-#include "sim/app/cli.hpp"
-
-namespace {
-
-struct CliRun {
-  int code;
-  CliOptions options;
-  std::string out, err;
-};
-
-CliRun run_cli(std::vector<std::string> args) {
-  args.insert(args.begin(), "sim");
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  CliRun r{};
-  std::ostringstream out, err;
-  r.code = parse_cli(static_cast<int>(args.size()), argv.data(), r.options, out, err);
-  r.out = out.str();
-  r.err = err.str();
-  return r;
-}
-
-}  // namespace
-
-TEST_CASE("cli: options become --set overrides after the explicit ones") {
-  const CliRun r = run_cli({"--steps", "5", "--layout=aos", "--set", "fluid.viscosity=0.002", "--set", "run.steps=9",
-                            "--pressure-solver", "jacobi", "--block-x", "32", "--seed", "7", "--output", "my \"dir\"",
-                            "--quiet", "box.toml"});
-  REQUIRE(r.code == -1);
-  CHECK(r.err.empty());
-  CHECK(r.options.config_path == "box.toml");
-  CHECK(r.options.steps == 5);
-  CHECK(r.options.layout == "aos");
-  CHECK(r.options.quiet);
-  CHECK(!r.options.backend);
-  CHECK(r.options.sets == std::vector<std::string>{"fluid.viscosity=0.002", "run.steps=9"});
-  CHECK(cli_overrides(r.options) ==
-        std::vector<std::string>{"fluid.viscosity=0.002", "run.steps=9", "run.steps=5", "run.seed=7",
-                                 "run.output=\"my \\\"dir\\\"\"", "run.layout=\"aos\"", "pressure.solver=\"jacobi\"",
-                                 "gpu.block_x=32"});
-  const Config c = load_config_string("", "t.toml", cli_overrides(r.options));
-  CHECK(c.steps == 5);
-  CHECK(c.viscosity == 0.002);
-  CHECK(c.output == "my \"dir\"");
-  CHECK(c.layout == Layout::aos);
-  CHECK(c.solver == PressureSolverKind::jacobi);
-  CHECK(c.block_x == 32);
-  CHECK(c.seed == 7u);
-}
-
-TEST_CASE("cli: a single --set does not swallow the config path") {
-  const CliRun r = run_cli({"--set", "run.steps=3", "case.toml", "--restart", "snap.h5"});
-  REQUIRE(r.code == -1);
-  CHECK(r.options.config_path == "case.toml");
-  CHECK(r.options.sets == std::vector<std::string>{"run.steps=3"});
-  CHECK(r.options.restart == "snap.h5");
-  CHECK(run_cli({"--layout", "soa", "--layout=aos", "case.toml"}).options.layout == "aos");
-  // Typed values are checked by the config loader, like the file.
-  const CliRun neg = run_cli({"--steps", "-5", "case.toml"});
-  REQUIRE(neg.code == -1);
-  CHECK(error_of("", cli_overrides(neg.options)) == "--set run.steps=-5: run.steps: expected an integer >= 0, got -5");
-}
-
-TEST_CASE("cli: usage errors exit 2 with one line") {
-  CHECK(run_cli({"--layout", "xyz", "box.toml"}).err == "sim: error: --layout: expected one of aos|soa, got \"xyz\"\n");
-  CHECK(run_cli({"--layout", "xyz", "box.toml"}).code == 2);
-  CHECK(run_cli({"--deposit=none", "box.toml"}).err == "sim: error: --deposit: expected one of atomic|sorted, got \"none\"\n");
-  CHECK(run_cli({}).err == "sim: error: CONFIG is required\n");
-  CHECK(run_cli({"--steps", "abc", "box.toml"}).code == 2);
-  CHECK(run_cli({"--seed", "18446744073709551615", "box.toml"}).err ==
-        "sim: error: --seed: expected an integer in [0, 9223372036854775807], got 18446744073709551615\n");
-  CHECK(run_cli({"--bogus", "box.toml"}).code == 2);
-  CHECK(run_cli({"a.toml", "b.toml"}).code == 2);
-  for (const char* bad : {"--steps", "--bogus", "--seed"}) {
-    const std::string err = run_cli({bad, "abc", "box.toml"}).err;
-    INFO(err);
-    CHECK(err.rfind("sim: error: ", 0) == 0);
-    CHECK(err.find('\n') == err.size() - 1);
-  }
-}
-
-TEST_CASE("cli: --version and --help print to stdout and exit 0") {
-  const CliRun v = run_cli({"--version"});
-  CHECK(v.code == 0);
-  CHECK(v.out == "sim 0.1.0\n");
-  CHECK(v.err.empty());
-  const CliRun h = run_cli({"--help"});
-  CHECK(h.code == 0);
-  for (const char* opt : {"--steps", "--layout", "--set", "--pressure-solver", "--block-y", "CONFIG", "aos|soa"})
-    CHECK(h.out.find(opt) != std::string::npos);
 }

@@ -4,14 +4,14 @@
 #include <doctest/doctest.h>
 #include <omp.h>
 
-#include "same_state.hpp"
-#include "support.hpp"
+#include "support/cases.hpp"
+#include "support/compare.hpp"
 
 namespace {
 
 // A small two-way coupled box with an obstacle and an outflow-free lid.
 sim::Config coupled_case(sim::Layout layout) {
-  sim::Config c = simtest::quiet_box(32);
+  sim::Config c = sim::test::quiet_box(32);
   c.lx = c.ly = 0.1;
   c.density = 1000.0;
   c.viscosity = 1e-4;
@@ -24,52 +24,46 @@ sim::Config coupled_case(sim::Layout layout) {
   return c;
 }
 
-sim::SimState run(const sim::Config& c, int steps) {
-  auto s = simtest::make_sim(c);
-  for (int k = 0; k < steps; ++k) s->step();
-  return s->download();
-}
-
 }  // namespace
 
 TEST_CASE("determinism: --layout aos and --layout soa give bitwise-identical results") {
-  const sim::SimState a = run(coupled_case(sim::Layout::aos), 30);
-  const sim::SimState b = run(coupled_case(sim::Layout::soa), 30);
-  simtest::check_identical(a, b);
+  const sim::SimState a = sim::test::run_steps(coupled_case(sim::Layout::aos), 30);
+  const sim::SimState b = sim::test::run_steps(coupled_case(sim::Layout::soa), 30);
+  sim::test::check_identical(a, b);
 }
 
 TEST_CASE("determinism: the same seed gives identical runs, another seed does not") {
   const sim::Config c = coupled_case(sim::Layout::soa);
-  const sim::SimState a = run(c, 20), b = run(c, 20);
-  simtest::check_identical(a, b);
+  const sim::SimState a = sim::test::run_steps(c, 20), b = sim::test::run_steps(c, 20);
+  sim::test::check_identical(a, b);
   sim::Config other = c;
   other.seed = 2;
-  CHECK_FALSE(simtest::same_bits(run(other, 20).particles.x, a.particles.x));
+  CHECK_FALSE(sim::test::same_bits(sim::test::run_steps(other, 20).particles.x, a.particles.x));
 }
 
 TEST_CASE("determinism: thread counts 1, 2 and 3 give identical results") {
   const int saved = omp_get_max_threads();
   const sim::Config c = coupled_case(sim::Layout::soa);
   omp_set_num_threads(1);
-  const sim::SimState a = run(c, 20);
+  const sim::SimState a = sim::test::run_steps(c, 20);
   omp_set_num_threads(2);
-  const sim::SimState b = run(c, 20);
+  const sim::SimState b = sim::test::run_steps(c, 20);
   omp_set_num_threads(3);
-  const sim::SimState d = run(c, 20);
+  const sim::SimState d = sim::test::run_steps(c, 20);
   omp_set_num_threads(saved);
-  simtest::check_identical(a, b);
-  simtest::check_identical(a, d);
+  sim::test::check_identical(a, b);
+  sim::test::check_identical(a, d);
 }
 
 // The drag reactions are deposited by threads that own blocks of grid rows
-// (sim/cpu_backend.cpp): particles over the whole domain, so every thread
+// (sim/cpu/cpu_backend.cpp): particles over the whole domain, so every thread
 // deposits and many particles straddle two threads' rows; closed (the
 // owner of a particle's rows is known) and periodic in y (deposits wrap
 // to the far rows).
 TEST_CASE("determinism: the parallel deposit gives the same bits for 1, 2, 3 and 5 threads") {
   for (bool periodic : {false, true}) {
     INFO("periodic=" << periodic);
-    sim::Config c = simtest::quiet_box(80);
+    sim::Config c = sim::test::quiet_box(80);
     c.lx = c.ly = 0.1;
     c.density = 1000.0;
     c.viscosity = 1e-4;
@@ -84,10 +78,10 @@ TEST_CASE("determinism: the parallel deposit gives the same bits for 1, 2, 3 and
     std::vector<sim::SimState> runs;
     for (int threads : {1, 2, 3, 5}) {
       omp_set_num_threads(threads);
-      runs.push_back(run(c, 6));
+      runs.push_back(sim::test::run_steps(c, 6));
     }
     omp_set_num_threads(saved);
-    for (size_t k = 1; k < runs.size(); ++k) simtest::check_identical(runs[0], runs[k]);
+    for (size_t k = 1; k < runs.size(); ++k) sim::test::check_identical(runs[0], runs[k]);
     // the deposit did something: the fluid moved against gravity's pull on the particles
     double vsum = 0;
     for (float v : runs[0].v) vsum += v;

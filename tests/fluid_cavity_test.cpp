@@ -4,16 +4,16 @@
 
 #include <cmath>
 
-#include "support.hpp"
+#include "support/cases.hpp"
 
 TEST_CASE("fluid: lid-driven cavity at Re = 100 matches Ghia et al. on the vertical centreline") {
-  sim::Config c = simtest::quiet_box(48);
+  sim::Config c = sim::test::quiet_box(48);
   c.top.speed = 1.0;
   c.viscosity = 0.01;  // Re = U L / nu = 100
   c.tolerance = 1e-4;
   c.omega = 1.85;
   c.cfl = 0.5;
-  auto s = simtest::make_sim(c);
+  auto s = sim::test::make_sim(c);
   while (s->time() < 15.0) s->step();
   const sim::SimState st = s->download();
   const sim::Grid& g = st.grid;

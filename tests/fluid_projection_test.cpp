@@ -4,13 +4,14 @@
 
 #include <cmath>
 
+#include "sim/cpu/cpu_backend.hpp"
 #include "sim/pressure.hpp"
-#include "support.hpp"
+#include "support/cases.hpp"
 
 namespace {
 
 sim::Config cavity(int n) {
-  sim::Config c = simtest::quiet_box(n);
+  sim::Config c = sim::test::quiet_box(n);
   c.top.speed = 1.0;  // lid
   c.viscosity = 0.01;
   c.tolerance = 1e-5;
@@ -65,7 +66,7 @@ TEST_CASE("projection: max |div u| h / max |u| below the pressure tolerance afte
     sim::Config c = cavity(32);
     c.solver = solver;
     c.obstacles.push_back({sim::ObstacleShape::circle, 0.5, 0.4, 0.12});
-    auto s = simtest::make_sim(c);
+    auto s = sim::test::make_sim(c);
     double worst = 0;
     for (int k = 0; k < 20; ++k) {
       const sim::StepInfo info = s->step();
@@ -115,7 +116,7 @@ TEST_CASE("projection: Jacobi and SOR give the same pressure to the tolerance") 
   int n = 0;
   for (auto solver : {sim::PressureSolverKind::jacobi, sim::PressureSolverKind::sor}) {
     c.solver = solver;
-    auto s = simtest::make_sim(c);
+    auto s = sim::test::make_sim(c);
     REQUIRE(s->step().pressure.converged);
     out[n++] = s->download();
   }

@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "sim/stability.hpp"
-#include "support.hpp"
+#include "support/cases.hpp"
 
 namespace {
 
@@ -14,14 +14,14 @@ namespace {
 // is tied to h^2 (a fixed fraction of the viscous limit) so the O(dt)
 // splitting error shrinks like the O(h^2) spatial error being measured.
 double tg_error(int n, double T, double nu) {
-  sim::Config c = simtest::taylor_green(n, nu);
+  sim::Config c = sim::test::taylor_green(n, nu);
   c.solver = sim::PressureSolverKind::sor;
   // float32 fields: a relative residual near 1e-5 is the floor at 128^2
   c.tolerance = 5e-5;
   const double h = c.lx / n;
   const int steps = static_cast<int>(std::ceil(T / (0.25 * sim::viscous_dt_limit(nu, h, h))));
   c.dt = T / steps;
-  auto s = simtest::make_sim(c);
+  auto s = sim::test::make_sim(c);
   for (int k = 0; k < steps; ++k) s->step();
   const sim::SimState st = s->download();
   const sim::Grid& g = st.grid;

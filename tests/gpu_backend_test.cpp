@@ -8,12 +8,12 @@
 #include <string>
 #include <vector>
 
-#include "gpu_support.hpp"
-#include "same_state.hpp"
+#include "support/compare.hpp"
+#include "support/gpu.hpp"
 
 namespace {
 
-const int kSteps = gputest::steps(20);
+const int kSteps = sim::test::gpu_steps(20);
 
 // Relative L2 bounds. Exact strategies differ from the CPU only by nvcc's
 // FMA contraction and reduction order. Texture sampling has 9-bit
@@ -23,7 +23,7 @@ const int kSteps = gputest::steps(20);
 constexpr double kExactBound = 1e-5;
 // Texture: measured 3.8e-4 on the full cases; on the shrunk cases of
 // SIM_GPU_TEST_SMALL (64 x 16 channel cells, a nearly zero vy) 1.3e-2.
-const double kTextureBound = gputest::small_mode() ? 5e-2 : 1e-3;
+const double kTextureBound = sim::test::small_mode() ? 5e-2 : 1e-3;
 constexpr double kAtomicBound = 2e-4;
 
 struct Variant {
@@ -56,7 +56,7 @@ struct Variant {
 std::vector<Variant> all_variants(bool deposits) {
   std::vector<Variant> out;
   for (sim::Layout l : {sim::Layout::aos, sim::Layout::soa})
-    for (sim::Stencil s : gputest::stencils())
+    for (sim::Stencil s : sim::test::stencils())
       for (sim::ConstantsIn k : {sim::ConstantsIn::constant, sim::ConstantsIn::global})
         for (sim::Sampling m : {sim::Sampling::software, sim::Sampling::texture, sim::Sampling::packed})
           for (sim::Deposit d : {sim::Deposit::sorted, sim::Deposit::atomic})
@@ -71,7 +71,7 @@ std::vector<Variant> all_variants(bool deposits) {
 struct Worst {
   double fluid = 0, particles = 0;
   std::string fluid_at, particles_at;
-  void add(const gputest::Differences& d, const std::string& name) {
+  void add(const sim::test::Differences& d, const std::string& name) {
     if (d.fluid() >= fluid) {
       fluid = d.fluid();
       fluid_at = name;
@@ -84,12 +84,12 @@ struct Worst {
 };
 
 void compare_all_variants(const std::string& file) {
-  const sim::Config base = gputest::shipped_case(file, kSteps);
+  const sim::Config base = sim::test::gpu_case(file, kSteps);
   const bool closed = base.left.kind != sim::BoundaryKind::outflow && base.right.kind != sim::BoundaryKind::outflow &&
                       base.bottom.kind != sim::BoundaryKind::outflow && base.top.kind != sim::BoundaryKind::outflow;
   sim::Config cpu_cfg = base;
   cpu_cfg.backend = sim::BackendKind::cpu;
-  const sim::SimState cpu = gputest::run(cpu_cfg, sim::BackendKind::cpu, kSteps);
+  const sim::SimState cpu = sim::test::run_steps(cpu_cfg, kSteps);
 
   Worst exact, texture, atomic;
   for (const Variant& var : all_variants(base.two_way)) {
@@ -97,8 +97,8 @@ void compare_all_variants(const std::string& file) {
     var.apply(c);
     const std::string name = var.name();
     INFO(file << ": " << name);
-    const sim::SimState gpu = gputest::run(c, sim::BackendKind::cuda, kSteps);
-    const gputest::Differences d = gputest::compare(gpu, cpu, closed);
+    const sim::SimState gpu = sim::test::run_steps(c, kSteps);
+    const sim::test::Differences d = sim::test::gpu_vs_cpu(gpu, cpu, closed);
     CAPTURE(d.u);
     CAPTURE(d.v);
     CAPTURE(d.phi);
@@ -135,21 +135,21 @@ TEST_CASE("gpu: every strategy matches the CPU on config/channel.toml after 20 s
 }
 
 TEST_CASE("gpu: deposit=sorted is bitwise reproducible run to run") {
-  const sim::Config base = gputest::shipped_case("box.toml", kSteps);
+  const sim::Config base = sim::test::gpu_case("box.toml", kSteps);
   for (sim::Layout l : {sim::Layout::aos, sim::Layout::soa})
     for (int64_t sort : {0, 5}) {
       sim::Config c = base;
       Variant{l, sim::Stencil::shared, sim::ConstantsIn::constant, sim::Sampling::software, sim::Deposit::sorted, sort}
           .apply(c);
       INFO("layout=" << sim::to_string(l) << " sort_every=" << sort);
-      const sim::SimState a = gputest::run(c, sim::BackendKind::cuda, kSteps);
-      const sim::SimState b = gputest::run(c, sim::BackendKind::cuda, kSteps);
-      simtest::check_identical(a, b);
+      const sim::SimState a = sim::test::run_steps(c, kSteps);
+      const sim::SimState b = sim::test::run_steps(c, kSteps);
+      sim::test::check_identical(a, b);
     }
 }
 
 TEST_CASE("gpu: the backend names its device and every strategy in force") {
-  sim::Config c = gputest::shipped_case("box.toml", 1);
+  sim::Config c = sim::test::gpu_case("box.toml", 1);
   c.backend = sim::BackendKind::cuda;
   const sim::SimState s = sim::make_initial_state(c);
   const std::unique_ptr<sim::Backend> b = sim::make_cuda_backend(c, s.grid);
@@ -185,7 +185,7 @@ TEST_CASE("gpu: a case too large for the device says how many bytes it needs and
 }
 
 TEST_CASE("gpu: a block shape the kernels cannot run is refused in one line") {
-  sim::Config c = gputest::shipped_case("box.toml", 1);
+  sim::Config c = sim::test::gpu_case("box.toml", 1);
   const sim::SimState s = sim::make_initial_state(c);
   c.block_x = 48;
   c.block_y = 1;  // 48 threads: not whole warps

@@ -8,20 +8,20 @@
 
 #include <algorithm>
 
-#include "gpu_support.hpp"
-#include "same_state.hpp"
+#include "support/compare.hpp"
+#include "support/gpu.hpp"
 
 TEST_CASE("gpu: an asynchronous snapshot is the state at its start while stepping goes on") {
   for (sim::Layout layout : {sim::Layout::soa, sim::Layout::aos})
     for (int sort_every : {0, 3}) {
       INFO("layout=" << sim::to_string(layout) << " sort_every=" << sort_every);
-      sim::Config cfg = gputest::shipped_case("channel.toml", 40);
+      sim::Config cfg = sim::test::gpu_case("channel.toml", 40);
       cfg.backend = sim::BackendKind::cuda;
       cfg.layout = layout;
       cfg.sort_every = sort_every;
       const sim::SimState s0 = sim::make_initial_state(cfg);
       sim::Simulation simulation(cfg, sim::make_cuda_backend(cfg, s0.grid), s0);
-      for (int k = 0; k < gputest::steps(10); ++k) simulation.step();
+      for (int k = 0; k < sim::test::gpu_steps(10); ++k) simulation.step();
 
       std::vector<std::unique_ptr<sim::PendingState>> pending;
       std::vector<sim::SimState> expected;
@@ -34,11 +34,11 @@ TEST_CASE("gpu: an asynchronous snapshot is the state at its start while steppin
         const sim::SimState got = pending[q]->take();
         CHECK(got.step == expected[q].step);
         CHECK(got.next_id == expected[q].next_id);
-        CHECK(simtest::same_bits(got.open, expected[q].open));
-        CHECK(simtest::same_bits(got.particles.d, expected[q].particles.d));
+        CHECK(sim::test::same_bits(got.open, expected[q].open));
+        CHECK(sim::test::same_bits(got.particles.d, expected[q].particles.d));
         CHECK(got.counters.removed == expected[q].counters.removed);
         CHECK(got.counters.recycled == expected[q].counters.recycled);
-        simtest::check_identical(got, expected[q]);
+        sim::test::check_identical(got, expected[q]);
       }
       CHECK(std::count(expected[1].particles.alive.begin(), expected[1].particles.alive.end(), 1u) > 0);
       pending.clear();
@@ -48,6 +48,6 @@ TEST_CASE("gpu: an asynchronous snapshot is the state at its start while steppin
       std::unique_ptr<sim::PendingState> again = simulation.begin_download();
       const sim::SimState now = simulation.download();
       simulation.step();
-      simtest::check_identical(again->take(), now);
+      sim::test::check_identical(again->take(), now);
     }
 }

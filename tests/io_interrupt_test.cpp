@@ -6,31 +6,20 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
 #include <regex>
 #include <set>
 #include <thread>
 
+#include "io/config_writer.hpp"
 #include "io/snapshot_files.hpp"
-#include "io_support.hpp"
+#include "io/snapshot_reader.hpp"
+#include "support/cli.hpp"
+#include "support/io.hpp"
 
 using namespace sim;
 
 namespace {
-
-pid_t start_sim(const std::vector<std::string>& args) {
-  std::vector<char*> argv;
-  std::string exe = SIM_EXECUTABLE;
-  argv.push_back(exe.data());
-  std::vector<std::string> copy = args;
-  for (std::string& a : copy) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    ::execv(exe.c_str(), argv.data());
-    ::_exit(127);
-  }
-  return pid;
-}
 
 // Snapshot files the index names, in order.
 std::vector<std::string> indexed_files(const std::string& xdmf) {
@@ -45,16 +34,16 @@ std::vector<std::string> indexed_files(const std::string& xdmf) {
 TEST_CASE("io: SIGKILL mid-run leaves readable snapshots and a valid index") {
   for (int round = 0; round < 3; ++round) {
     CAPTURE(round);
-    const std::string dir = iotest::scratch_dir("killed_" + std::to_string(round));
-    const pid_t pid = start_sim({"--quiet", "--steps", "1000000", "--snapshot-every", "1", "--backend", "cpu",
+    const std::string dir = test::scratch_dir("killed_" + std::to_string(round));
+    const pid_t pid = test::start_sim({"--quiet", "--steps", "1000000", "--snapshot-every", "1", "--backend", "cpu",
                                  "--set", "domain.nx=64", "--set", "domain.ny=64", "--set",
-                                 "run.output=" + toml_string_literal(dir), iotest::source_path("config/box.toml")});
+                                 "run.output=" + toml_string_literal(dir), test::source_path("config/box.toml")});
     REQUIRE(pid > 0);
     // Kill at a different point of the write cycle each round.
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
     const size_t want = 3 + round;
     while (std::chrono::steady_clock::now() < deadline) {
-      if (indexed_files(iotest::read_text(join_path(dir, "sim.xdmf"))).size() >= want) break;
+      if (indexed_files(test::read_text(join_path(dir, "sim.xdmf"))).size() >= want) break;
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(7 * round));
@@ -71,15 +60,15 @@ TEST_CASE("io: SIGKILL mid-run leaves readable snapshots and a valid index") {
       CAPTURE(name);
       CHECK_NOTHROW(read_snapshot(e.path().string()));
     }
-    const std::string xdmf = iotest::read_text(join_path(dir, "sim.xdmf"));
+    const std::string xdmf = test::read_text(join_path(dir, "sim.xdmf"));
     const std::vector<std::string> listed = indexed_files(xdmf);
     CHECK(listed.size() >= want);
     for (const std::string& f : listed) CHECK(on_disk.count(f) == 1);
     CHECK(xdmf.size() > 7);
     CHECK(xdmf.compare(xdmf.size() - 8, 8, "</Xdmf>\n") == 0);
-    const std::string python = iotest::python_with("xml.etree.ElementTree");
+    const std::string python = test::python_with("xml.etree.ElementTree");
     if (!python.empty())
-      CHECK(iotest::shell(python + " -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])' " +
-                          iotest::quoted(join_path(dir, "sim.xdmf"))) == 0);
+      CHECK(test::shell(python + " -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])' " +
+                          test::quoted(join_path(dir, "sim.xdmf"))) == 0);
   }
 }

@@ -5,10 +5,13 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 
 #include "io/snapshot_files.hpp"
+#include "io/snapshot_reader.hpp"
 #include "io/snapshot_series.hpp"
-#include "io_support.hpp"
+#include "support/cases.hpp"
+#include "support/io.hpp"
 
 using namespace sim;
 
@@ -32,10 +35,10 @@ std::string range_of(const std::vector<float>& a, size_t stride = 1) {
 // A channel with an obstacle on non-square cells; tracers start entering
 // after the first snapshot, so one snapshot has no particles.
 void write_paraview_case(const std::string& dir) {
-  const Config cfg = iotest::case_config(
+  const Config cfg = test::case_config(
       "channel.toml", dir,
       {"domain.nx=32", "domain.ny=16", "particles.inject.rate=40.0", "run.steps=6", "run.snapshot_every=2"});
-  REQUIRE(iotest::run_case(cfg) == 0);
+  REQUIRE(test::run_case(cfg) == 0);
   SnapshotSeries series(dir);
   series.adopt_existing(cfg.steps, cfg.nx, cfg.ny);
   REQUIRE(series.steps().size() == 3);
@@ -88,10 +91,10 @@ TEST_CASE("io: ParaView data" * doctest::skip()) {
 }
 
 TEST_CASE("io: ParaView reads sim.xdmf") {
-  const std::string dir = iotest::scratch_dir("paraview");
+  const std::string dir = test::scratch_dir("paraview");
   write_paraview_case(dir);
-  const int rc = iotest::shell("python3 " + iotest::quoted(iotest::source_path("tests/io_paraview_check.py")) + " " +
-                               iotest::quoted(dir));
+  const int rc = test::shell("python3 " + test::quoted(test::source_path("tests/io_paraview_check.py")) + " " +
+                               test::quoted(dir));
   if (rc == 77) {
     MESSAGE("SKIPPED: ParaView not installed; tests/io_paraview_check.py did not run");
     return;

@@ -5,7 +5,9 @@
 #include "io/restart.hpp"
 #include "io/snapshot_files.hpp"
 #include "io/snapshot_series.hpp"
-#include "io_support.hpp"
+#include "support/cases.hpp"
+#include "support/compare.hpp"
+#include "support/io.hpp"
 
 using namespace sim;
 
@@ -15,20 +17,20 @@ namespace {
 // snapshot up to `steps`: both final snapshots must be identical.
 void check_continuation(const std::string& name, const std::string& config, std::vector<std::string> sets,
                         int steps, int split) {
-  const std::string straight = iotest::scratch_dir(name + "_straight");
-  const std::string resumed = iotest::scratch_dir(name + "_resumed");
+  const std::string straight = test::scratch_dir(name + "_straight");
+  const std::string resumed = test::scratch_dir(name + "_resumed");
   sets.push_back("run.snapshot_every=" + std::to_string(split));
   sets.push_back("run.steps=" + std::to_string(steps));
-  REQUIRE(iotest::run_case(iotest::case_config(config, straight, sets)) == 0);
+  REQUIRE(test::run_case(test::case_config(config, straight, sets)) == 0);
 
   std::vector<std::string> first = sets;
   first.push_back("run.steps=" + std::to_string(split));
-  REQUIRE(iotest::run_case(iotest::case_config(config, resumed, first)) == 0);
+  REQUIRE(test::run_case(test::case_config(config, resumed, first)) == 0);
   const std::string from = join_path(resumed, snapshot_file_name(split));
   // Restarting re-reads what the first half wrote: same bits as the straight run at that step.
-  iotest::check_same_snapshot(read_snapshot(join_path(straight, snapshot_file_name(split))), read_snapshot(from));
+  test::check_same_snapshot(read_snapshot(join_path(straight, snapshot_file_name(split))), read_snapshot(from));
   std::string report;
-  REQUIRE(iotest::run_case(iotest::case_config(config, resumed, sets), from, nullptr, &report) == 0);
+  REQUIRE(test::run_case(test::case_config(config, resumed, sets), from, nullptr, &report) == 0);
   // It continued from the file rather than starting over.
   CHECK(report.find("restart: step " + std::to_string(split) + ",") != std::string::npos);
   CHECK(report.find("\n" + std::to_string(steps - split) + " steps, ") != std::string::npos);
@@ -36,13 +38,13 @@ void check_continuation(const std::string& name, const std::string& config, std:
   const SnapshotContents a = read_snapshot(join_path(straight, snapshot_file_name(steps)));
   const SnapshotContents b = read_snapshot(join_path(resumed, snapshot_file_name(steps)));
   CHECK(a.header.step == steps);
-  iotest::check_same_snapshot(a, b);
+  test::check_same_snapshot(a, b);
 
   // The resumed directory's index covers both halves.
   SnapshotSeries series(resumed);
   series.adopt_existing(steps, a.header.nx, a.header.ny);
   CHECK(series.steps().size() == static_cast<size_t>(steps / split));
-  const std::string index = iotest::read_text(join_path(resumed, "sim.xdmf"));
+  const std::string index = test::read_text(join_path(resumed, "sim.xdmf"));
   CHECK(index.find(snapshot_file_name(split)) != std::string::npos);
   CHECK(index.find(snapshot_file_name(steps)) != std::string::npos);
 }
@@ -71,36 +73,36 @@ TEST_CASE("restart: aos layout continues bit for bit") {
 }
 
 TEST_CASE("restart: a snapshot that does not fit the config is refused with a reason") {
-  const std::string dir = iotest::scratch_dir("restart_bad");
+  const std::string dir = test::scratch_dir("restart_bad");
   const std::vector<std::string> sets = {"domain.nx=16", "domain.ny=16", "particles.regions[0].count=50",
                                          "run.steps=2", "run.snapshot_every=0"};
-  REQUIRE(iotest::run_case(iotest::case_config("box.toml", dir, sets)) == 0);
+  REQUIRE(test::run_case(test::case_config("box.toml", dir, sets)) == 0);
   const std::string snap = join_path(dir, snapshot_file_name(2));
 
   std::vector<std::string> other = sets;
   other.push_back("domain.nx=20");
   std::string err;
-  CHECK(iotest::run_case(iotest::case_config("box.toml", dir, other), snap, &err) == 1);
+  CHECK(test::run_case(test::case_config("box.toml", dir, other), snap, &err) == 1);
   CHECK(err == "sim: error: restart from '" + snap + "': the file's grid is 16 x 16 cells, the config's 20 x 16\n");
 
   const std::string missing = join_path(dir, "snap_999999.h5");
-  CHECK(iotest::run_case(iotest::case_config("box.toml", dir, sets), missing, &err) == 1);
+  CHECK(test::run_case(test::case_config("box.toml", dir, sets), missing, &err) == 1);
   CHECK(err.rfind("sim: error: restart: " + missing + ": cannot open as an HDF5 file", 0) == 0);
   CHECK(std::count(err.begin(), err.end(), '\n') == 1);
 
   std::vector<std::string> small = sets;
   small.push_back("particles.regions[0].count=10");
   small.push_back("particles.capacity=10");
-  CHECK_THROWS_WITH_AS(load_restart(iotest::case_config("box.toml", dir, small), snap),
+  CHECK_THROWS_WITH_AS(load_restart(test::case_config("box.toml", dir, small), snap),
                        doctest::Contains("do not fit the config's capacity 10"), std::runtime_error);
 }
 
 TEST_CASE("restart: the rebuilt state has the halo and slots of the original") {
-  const std::string dir = iotest::scratch_dir("restart_state");
-  const Config cfg = iotest::case_config(
+  const std::string dir = test::scratch_dir("restart_state");
+  const Config cfg = test::case_config(
       "channel.toml", dir,
       {"domain.nx=32", "domain.ny=8", "particles.capacity=25", "particles.inject.rate=3000.0", "run.steps=12"});
-  REQUIRE(iotest::run_case(cfg) == 0);
+  REQUIRE(test::run_case(cfg) == 0);
   const SimState s = load_restart(cfg, join_path(dir, snapshot_file_name(12)));
   CHECK(s.step == 12);
   CHECK(s.particles.size() == 25u);

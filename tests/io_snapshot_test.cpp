@@ -11,8 +11,9 @@
 #include "io/snapshot_files.hpp"
 #include "io/snapshot_thread.hpp"
 #include "io/snapshot_writer.hpp"
-#include "io_support.hpp"
-#include "support.hpp"
+#include "support/cases.hpp"
+#include "support/compare.hpp"
+#include "support/io.hpp"
 
 using namespace sim;
 
@@ -20,7 +21,7 @@ namespace {
 
 // A small non-square box with an obstacle and a particle cloud under gravity.
 Config cloud_box() {
-  Config c = simtest::quiet_box(24);
+  Config c = test::quiet_box(24);
   c.ny = 16;
   c.lx = 1.5;
   c.gy = -9.81;
@@ -46,22 +47,16 @@ Config cloud_box() {
   return c;
 }
 
-SimState stepped(const Config& c, int steps) {
-  auto s = simtest::make_sim(c);
-  for (int k = 0; k < steps; ++k) s->step();
-  return s->download();
-}
-
 }  // namespace
 
 TEST_CASE("io: snapshot round trip through the HDF5 C API is exact") {
   const Config cfg = cloud_box();
-  SimState s = stepped(cfg, 4);
+  SimState s = test::run_steps(cfg, 4);
   // Dead slots must not reach the file.
   for (size_t r = 0; r < s.particles.size(); r += 7) s.particles.alive[r] = 0;
   s.counters.removed = 3;
   s.counters.recycled = 2;
-  const std::string dir = iotest::scratch_dir("roundtrip");
+  const std::string dir = test::scratch_dir("roundtrip");
   const std::string path = join_path(dir, snapshot_file_name(s.step));
   CHECK(snapshot_file_name(s.step) == "snap_000004.h5");
   write_snapshot(path, s, make_snapshot_meta(cfg, "cpu | layout=soa"));
@@ -92,7 +87,7 @@ TEST_CASE("io: snapshot round trip through the HDF5 C API is exact") {
   expect.header = h;
   expect.grid = g;
   expect.particles = p;
-  iotest::check_same_snapshot(back, expect);
+  test::check_same_snapshot(back, expect);
 
   int64_t alive = 0;
   for (uint32_t a : s.particles.alive) alive += a;
@@ -104,7 +99,7 @@ TEST_CASE("io: snapshot round trip through the HDF5 C API is exact") {
 }
 
 TEST_CASE("io: derived fields are the second-order cell-centred values") {
-  Config cfg = simtest::quiet_box(12);
+  Config cfg = test::quiet_box(12);
   cfg.ny = 10;
   SimState s = make_initial_state(cfg);
   const Grid& g = s.grid;
@@ -134,11 +129,11 @@ TEST_CASE("io: the file does not depend on the particle layout or slot order") {
   Config soa = cloud_box();
   Config aos = soa;
   aos.layout = Layout::aos;
-  const SimState a = stepped(soa, 3), b = stepped(aos, 3);
-  const std::string dir = iotest::scratch_dir("layout");
+  const SimState a = test::run_steps(soa, 3), b = test::run_steps(aos, 3);
+  const std::string dir = test::scratch_dir("layout");
   write_snapshot(dir + "/soa.h5", a, make_snapshot_meta(soa, "x"));
   write_snapshot(dir + "/aos.h5", b, make_snapshot_meta(aos, "x"));
-  iotest::check_same_snapshot(read_snapshot(dir + "/soa.h5"), read_snapshot(dir + "/aos.h5"));
+  test::check_same_snapshot(read_snapshot(dir + "/soa.h5"), read_snapshot(dir + "/aos.h5"));
 
   // A device may sort slots by cell; ids put the particles back in order.
   HostParticles shuffled = a.particles;
@@ -155,20 +150,20 @@ TEST_CASE("io: the file does not depend on the particle layout or slot order") {
     shuffled.alive[k] = a.particles.alive[r];
   }
   const SnapshotParticles p = snapshot_particles(a.particles), q = snapshot_particles(shuffled);
-  CHECK(iotest::same_bits(p.position, q.position));
-  CHECK(iotest::same_bits(p.id, q.id));
-  CHECK(iotest::same_bits(p.diameter, q.diameter));
+  CHECK(test::same_bits(p.position, q.position));
+  CHECK(test::same_bits(p.id, q.id));
+  CHECK(test::same_bits(p.diameter, q.diameter));
 }
 
 TEST_CASE("io: compressed snapshots are chunked shuffled and deflated with the same values") {
   Config cfg = cloud_box();
-  const SimState s = stepped(cfg, 2);
-  const std::string dir = iotest::scratch_dir("compress");
+  const SimState s = test::run_steps(cfg, 2);
+  const std::string dir = test::scratch_dir("compress");
   write_snapshot(dir + "/plain.h5", s, make_snapshot_meta(cfg, "x"));
   cfg.compress = true;
   cfg.compression_level = 6;
   write_snapshot(dir + "/packed.h5", s, make_snapshot_meta(cfg, "x"));
-  iotest::check_same_snapshot(read_snapshot(dir + "/plain.h5"), read_snapshot(dir + "/packed.h5"));
+  test::check_same_snapshot(read_snapshot(dir + "/plain.h5"), read_snapshot(dir + "/packed.h5"));
 
   const hid_t f = H5Fopen((dir + "/packed.h5").c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
   REQUIRE(f >= 0);
@@ -192,20 +187,20 @@ TEST_CASE("io: compressed snapshots are chunked shuffled and deflated with the s
 
 TEST_CASE("io: an independent reader sees the documented names shapes and attributes") {
   const Config cfg = cloud_box();
-  const SimState s = stepped(cfg, 2);
-  const std::string dir = iotest::scratch_dir("h5py");
+  const SimState s = test::run_steps(cfg, 2);
+  const std::string dir = test::scratch_dir("h5py");
   const std::string path = dir + "/snap_000002.h5";
   write_snapshot(path, s, make_snapshot_meta(cfg, "x"));
   const int64_t n = read_snapshot_header(path).particles;
-  const std::string python = iotest::python_with("h5py");
+  const std::string python = test::python_with("h5py");
   if (!python.empty()) {
-    const std::string cmd = python + " " + iotest::quoted(iotest::source_path("tests/io_h5py_check.py")) + " " +
-                            iotest::quoted(path) + " 24 16 " + std::to_string(n);
-    CHECK(iotest::shell(cmd) == 0);
-  } else if (iotest::shell("h5dump --version >/dev/null 2>&1") == 0) {
+    const std::string cmd = python + " " + test::quoted(test::source_path("tests/io_h5py_check.py")) + " " +
+                            test::quoted(path) + " 24 16 " + std::to_string(n);
+    CHECK(test::shell(cmd) == 0);
+  } else if (test::shell("h5dump --version >/dev/null 2>&1") == 0) {
     const std::string out = dir + "/h5dump.txt";
-    REQUIRE(iotest::shell("h5dump -H " + iotest::quoted(path) + " > " + iotest::quoted(out)) == 0);
-    const std::string h = iotest::read_text(out);
+    REQUIRE(test::shell("h5dump -H " + test::quoted(path) + " > " + test::quoted(out)) == 0);
+    const std::string h = test::read_text(out);
     for (const char* name : {"DATASET \"pressure\"", "DATASET \"velocity\"", "DATASET \"u\"", "DATASET \"id\"",
                              "ATTRIBUTE \"config\"", "ATTRIBUTE \"next_id\"", "( 16, 24, 3 )", "( 16, 25 )"})
       CHECK_MESSAGE(h.find(name) != std::string::npos, name);
@@ -215,13 +210,13 @@ TEST_CASE("io: an independent reader sees the documented names shapes and attrib
 }
 
 TEST_CASE("io: the output directory is created or refused with a one-line reason") {
-  const std::string dir = iotest::scratch_dir("outdir");
+  const std::string dir = test::scratch_dir("outdir");
   const std::string nested = dir + "/a/b/c";
   prepare_output_dir(nested);
   CHECK(std::filesystem::is_directory(nested));
 
   const std::string file = dir + "/plain_file";
-  { std::ofstream(file) << "keep me\n"; }
+  test::write_text(file, "keep me\n");
   const std::string bad = file + "/out";
   try {
     prepare_output_dir(bad);
@@ -234,15 +229,15 @@ TEST_CASE("io: the output directory is created or refused with a one-line reason
   cfg.steps = 2;
   cfg.output = bad;
   std::string err;
-  CHECK(iotest::run_case(cfg, "", &err) != 0);
+  CHECK(test::run_case(cfg, "", &err) != 0);
   CHECK(err == "sim: error: output directory '" + bad + "': " + std::strerror(ENOTDIR) + "\n");
-  CHECK(iotest::read_text(file) == "keep me\n");
+  CHECK(test::read_text(file) == "keep me\n");
 }
 
 TEST_CASE("io: the writer thread writes every queued snapshot and the index") {
   const Config cfg = cloud_box();
-  const SimState s = stepped(cfg, 1);
-  const std::string dir = iotest::scratch_dir("thread");
+  const SimState s = test::run_steps(cfg, 1);
+  const std::string dir = test::scratch_dir("thread");
   SnapshotTiming t;
   {
     SnapshotThread writer(make_snapshot_meta(cfg, "x"), SnapshotSeries(dir));
@@ -259,12 +254,12 @@ TEST_CASE("io: the writer thread writes every queued snapshot and the index") {
   CHECK(t.write_ms > 0);
   CHECK(t.hidden_ms() <= t.write_ms);
   for (int k = 1; k <= 5; ++k) CHECK(read_snapshot_header(dir + "/" + snapshot_file_name(10 * k)).step == 10 * k);
-  const std::string index = iotest::read_text(dir + "/sim.xdmf");
+  const std::string index = test::read_text(dir + "/sim.xdmf");
   CHECK(index.find("<Time Value=\"2.5\"/>") != std::string::npos);
   for (const auto& e : std::filesystem::directory_iterator(dir)) CHECK(e.path().extension() != ".tmp");
 
   // A failed write stops the run at the next hand-over, naming the file.
-  const std::string gone = iotest::scratch_dir("thread_gone");
+  const std::string gone = test::scratch_dir("thread_gone");
   SnapshotThread writer(make_snapshot_meta(cfg, "x"), SnapshotSeries(gone));
   std::filesystem::remove_all(gone);
   writer.submit(s);

@@ -4,12 +4,12 @@
 #include <cmath>
 
 #include "sim/particle_physics.hpp"
-#include "support.hpp"
+#include "support/cases.hpp"
 
 namespace {
 
 sim::Config one_particle_box() {
-  sim::Config c = simtest::quiet_box(16);
+  sim::Config c = sim::test::quiet_box(16);
   c.density = 1000.0;
   c.viscosity = 1e-3;
   c.particle_density = 2500.0;
@@ -30,7 +30,7 @@ TEST_CASE("particles: terminal settling speed is (1 - rho_f/rho_p) g tau_p withi
     sim::Config c = one_particle_box();
     const double tau = tau_of(c, 1e-4);
     c.dt = dt_over_tau * tau;
-    auto s = simtest::make_sim(c);
+    auto s = sim::test::make_sim(c);
     for (int k = 0; k < 200; ++k) s->step();
     const sim::SimState st = s->download();
     const double expected = (1.0 - c.density / c.particle_density) * c.gy * tau;
@@ -40,7 +40,7 @@ TEST_CASE("particles: terminal settling speed is (1 - rho_f/rho_p) g tau_p withi
 }
 
 TEST_CASE("particles: relaxation in a uniform flow has time constant tau_p within 1%") {
-  sim::Config c = simtest::quiet_box(16);
+  sim::Config c = sim::test::quiet_box(16);
   for (sim::BoundarySide* s : {&c.left, &c.right, &c.bottom, &c.top}) s->kind = sim::BoundaryKind::periodic;
   c.density = 1000.0;
   c.viscosity = 1e-3;
@@ -51,7 +51,7 @@ TEST_CASE("particles: relaxation in a uniform flow has time constant tau_p withi
   c.regions.push_back({0.5, 0.5, 0.5001, 0.5001, 1, 2e-4, 2e-4, 0.0, 0.0});
   const double tau = tau_of(c, 2e-4);
   c.dt = tau / 50;
-  auto s = simtest::make_sim(c);
+  auto s = sim::test::make_sim(c);
   double worst = 0;
   for (int k = 1; k <= 150; ++k) {
     s->step();
@@ -66,7 +66,7 @@ TEST_CASE("particles: relaxation in a uniform flow has time constant tau_p withi
 }
 
 TEST_CASE("particles: none ever leaves a closed box") {
-  sim::Config c = simtest::quiet_box(24);
+  sim::Config c = sim::test::quiet_box(24);
   c.density = 1000.0;
   c.viscosity = 1e-4;
   c.lx = c.ly = 0.1;
@@ -75,7 +75,7 @@ TEST_CASE("particles: none ever leaves a closed box") {
   c.top.speed = 0.05;
   c.regions.push_back({0.0, 0.0, 0.1, 0.1, 2000, 5e-5, 5e-4, 0.3, -0.2});
   c.dt_max = 2e-3;
-  auto s = simtest::make_sim(c);
+  auto s = sim::test::make_sim(c);
   int64_t outside = 0;
   for (int k = 0; k < 150; ++k) {
     s->step();
@@ -91,7 +91,7 @@ TEST_CASE("particles: none ever leaves a closed box") {
 }
 
 TEST_CASE("particles: two-way coupling in a periodic box conserves total momentum to round-off") {
-  sim::Config c = simtest::quiet_box(32);
+  sim::Config c = sim::test::quiet_box(32);
   for (sim::BoundarySide* s : {&c.left, &c.right, &c.bottom, &c.top}) s->kind = sim::BoundaryKind::periodic;
   c.density = 1000.0;
   c.viscosity = 1e-4;
@@ -101,7 +101,7 @@ TEST_CASE("particles: two-way coupling in a periodic box conserves total momentu
   c.two_way = true;
   c.regions.push_back({0.01, 0.01, 0.04, 0.03, 3000, 1e-4, 3e-4, 0.2, -0.1});
   c.dt = 2e-4;
-  auto s = simtest::make_sim(c);
+  auto s = sim::test::make_sim(c);
   auto total = [&](const sim::Diagnostics& d, int a) { return d.fluid_momentum[a] + d.particle_momentum[a]; };
   const sim::Diagnostics d0 = s->diagnostics();
   const double scale = std::hypot(d0.particle_momentum[0], d0.particle_momentum[1]);

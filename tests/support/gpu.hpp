@@ -1,27 +1,17 @@
-// Helpers of the GPU suites: the shipped cases, runs on either backend,
-// and the differences the suites bound.
+// For the GPU suites only: the shipped cases, shrunk on request, and the
+// differences to the CPU reference the suites bound.
 #pragma once
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
-#include <filesystem>
-#include <memory>
 #include <string>
 #include <vector>
 
-#include "io/config_loader.hpp"
 #include "cuda/cuda_backend.hpp"
-#include "sim/cpu/cpu_backend.hpp"
-#include "sim/simulation.hpp"
+#include "sim/state.hpp"
+#include "support/cases.hpp"
 
-namespace gputest {
-
-// config/ of the source tree; on a machine where the tree sits elsewhere
-// (the device the binaries are copied to) config/ of the working directory.
-inline std::string config_path(const std::string& name) {
-  const std::string built_in = std::string(SIM_SOURCE_DIR) + "/config/" + name;
-  return std::filesystem::exists(built_in) ? built_in : "config/" + name;
-}
+namespace sim::test {
 
 // SIM_GPU_TEST_SMALL=1 shrinks every case (grid, particles, sweeps, steps)
 // so the whole suite runs under compute-sanitizer in minutes; every
@@ -31,19 +21,21 @@ inline bool small_mode() {
   return e && std::string(e) == "1";
 }
 
-inline int steps(int normal) { return small_mode() ? 3 : normal; }
+// `normal` steps, or 3 in small mode.
+inline int gpu_steps(int normal) { return small_mode() ? 3 : normal; }
 
 // SIM_GPU_TEST_STENCIL=shared (say) restricts the strategy matrix to one
 // stencil variant: racecheck only inspects shared memory, so it runs the
 // tiled kernels alone to fit its time.
-inline std::vector<sim::Stencil> stencils() {
+inline std::vector<Stencil> stencils() {
   const char* e = std::getenv("SIM_GPU_TEST_STENCIL");
   if (e)
-    if (auto s = sim::parse_enum<sim::Stencil>(e)) return {*s};
-  return {sim::Stencil::naive, sim::Stencil::ldg, sim::Stencil::shared, sim::Stencil::vector};
+    if (auto s = parse_enum<Stencil>(e)) return {*s};
+  return {Stencil::naive, Stencil::ldg, Stencil::shared, Stencil::vector};
 }
 
-inline sim::Config shipped_case(const std::string& name, int steps) {
+// config/<name> for `steps` steps, shrunk in small mode.
+inline Config gpu_case(const std::string& name, int steps) {
   std::vector<std::string> o{"run.steps=" + std::to_string(steps)};
   if (small_mode()) {
     o.push_back("pressure.max_iterations=40");
@@ -53,16 +45,7 @@ inline sim::Config shipped_case(const std::string& name, int steps) {
       o.insert(o.end(), {"domain.nx=32", "domain.ny=32", "particles.regions[0].count=500"});
     }
   }
-  return sim::load_config(config_path(name), o);
-}
-
-inline sim::SimState run(const sim::Config& cfg, sim::BackendKind backend, int steps) {
-  const sim::SimState s0 = sim::make_initial_state(cfg);
-  std::unique_ptr<sim::Backend> b =
-      backend == sim::BackendKind::cuda ? sim::make_cuda_backend(cfg, s0.grid) : sim::make_cpu_backend(cfg, s0.grid);
-  sim::Simulation simulation(cfg, std::move(b), s0);
-  for (int k = 0; k < steps; ++k) simulation.step();
-  return simulation.download();
+  return shipped_config(name, o);
 }
 
 // ||a - b||_2 / ||b||_2 (absolute when b is all zero).
@@ -81,7 +64,7 @@ enum class Where { u_faces, v_faces, cells };
 // v faces i in [0, nx), j in [0, ny]; cells [0, nx) x [0, ny). With
 // `minus_mean`, each field's mean over the points is removed first (the
 // pressure of a closed domain is defined up to a constant).
-inline double rel_l2(const std::vector<float>& a, const std::vector<float>& b, const sim::Grid& g, Where w,
+inline double rel_l2(const std::vector<float>& a, const std::vector<float>& b, const Grid& g, Where w,
                      bool minus_mean = false) {
   const int ni = w == Where::u_faces ? g.nx + 1 : g.nx, nj = w == Where::v_faces ? g.ny + 1 : g.ny;
   double ma = 0, mb = 0;
@@ -101,23 +84,24 @@ inline double rel_l2(const std::vector<float>& a, const std::vector<float>& b, c
 }
 
 struct Differences {
-  double u = 0, v = 0, phi = 0;      // grid fields
-  double x = 0, y = 0, vx = 0, vy = 0;  // alive particles, matched by id
-  bool same_slots = true;            // same id and alive flag in every slot
-  bool same_counters = true;         // removed and recycled
+  double u = 0, v = 0, phi = 0;         // grid fields
+  double x = 0, y = 0, vx = 0, vy = 0;  // alive particles, slot by slot
+  bool same_slots = true;               // same id and alive flag in every slot
+  bool same_counters = true;            // removed and recycled
   double fluid() const { return std::max({u, v, phi}); }
   double particles() const { return std::max({x, y, vx, vy}); }
 };
 
-// `closed`: no outflow side, so phi is compared without its mean.
-inline Differences compare(const sim::SimState& gpu, const sim::SimState& cpu, bool closed) {
+// Relative L2 differences of a GPU state to the CPU reference. `closed`: no
+// outflow side, so phi is compared without its mean.
+inline Differences gpu_vs_cpu(const SimState& gpu, const SimState& cpu, bool closed) {
   Differences d;
-  const sim::Grid& g = cpu.grid;
+  const Grid& g = cpu.grid;
   d.u = rel_l2(gpu.u, cpu.u, g, Where::u_faces);
   d.v = rel_l2(gpu.v, cpu.v, g, Where::v_faces);
   d.phi = rel_l2(gpu.phi, cpu.phi, g, Where::cells, closed);
-  const sim::HostParticles& a = gpu.particles;
-  const sim::HostParticles& b = cpu.particles;
+  const HostParticles& a = gpu.particles;
+  const HostParticles& b = cpu.particles;
   RelL2 x, y, vx, vy;
   d.same_slots = a.size() == b.size();
   for (size_t s = 0; d.same_slots && s < b.size(); ++s) {
@@ -139,4 +123,4 @@ inline Differences compare(const sim::SimState& gpu, const sim::SimState& cpu, b
   return d;
 }
 
-}  // namespace gputest
+}  // namespace sim::test

@@ -1,0 +1,101 @@
+// Cases for the tests: configs built in code or read from config/ with
+// overrides, and runs of them, stepped in process or as the `sim` job.
+#pragma once
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "io/config_loader.hpp"
+#include "io/config_writer.hpp"
+#include "sim/app/backend_factory.hpp"
+#include "sim/app/run.hpp"
+#include "sim/simulation.hpp"
+#include "support/io.hpp"
+
+namespace sim::test {
+
+// A closed box at rest with no particles, on the CPU; tests change what they need.
+inline Config quiet_box(int n = 32) {
+  Config c;
+  c.source = "test";
+  c.nx = c.ny = n;
+  c.lx = c.ly = 1.0;
+  c.density = 1.0;
+  c.viscosity = 0.01;
+  c.gx = 0;
+  c.gy = 0;
+  c.tolerance = 1e-5;  // float32 fields: about the floor of the relative residual
+  c.max_iterations = 5000;
+  c.backend = BackendKind::cpu;
+  return c;
+}
+
+// The Taylor-Green vortex of amplitude 1 on a periodic [0, 2 pi]^2 box.
+inline Config taylor_green(int n, double nu = 0.05) {
+  Config c = quiet_box(n);
+  const double L = 2.0 * M_PI;
+  c.lx = c.ly = L;
+  c.viscosity = nu;
+  c.initial = InitialFlow::taylor_green;
+  c.initial_u = 1.0;
+  for (BoundarySide* s : {&c.left, &c.right, &c.bottom, &c.top}) s->kind = BoundaryKind::periodic;
+  return c;
+}
+
+// The message loading `text` (as t.toml) with `sets` fails with, or "" when it loads.
+inline std::string config_error(const std::string& text, const std::vector<std::string>& sets = {}) {
+  try {
+    load_config_string(text, "t.toml", sets);
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// config/<name> with `sets` applied, as `sim --set` would.
+inline Config shipped_config(const std::string& name, const std::vector<std::string>& sets = {}) {
+  return load_config(source_path("config/" + name), sets);
+}
+
+// config/<name> on the CPU, writing to `output`, with `sets` applied.
+inline Config case_config(const std::string& name, const std::string& output, std::vector<std::string> sets) {
+  sets.push_back("run.output=" + toml_string_literal(output));
+  sets.push_back("run.backend=\"cpu\"");
+  return shipped_config(name, sets);
+}
+
+// A simulation at the config's initial state, on the backend the config names.
+inline std::unique_ptr<Simulation> make_sim(const Config& cfg) {
+  const SimState s = make_initial_state(cfg);
+  return std::make_unique<Simulation>(cfg, make_backend(cfg, s.grid, nullptr), s);
+}
+
+// The state after `steps` steps from the initial state.
+inline SimState run_steps(const Config& cfg, int steps) {
+  const std::unique_ptr<Simulation> s = make_sim(cfg);
+  for (int k = 0; k < steps; ++k) s->step();
+  return s->download();
+}
+
+// A whole run through the library, as the executable does it (snapshots,
+// restart, report); returns the exit status. With `out_text` the run is not
+// quiet and its report lands there; without `err_text` a failure's message
+// is shown.
+inline int run_case(const Config& cfg, const std::string& restart = "", std::string* err_text = nullptr,
+                    std::string* out_text = nullptr) {
+  RunOptions opts;
+  opts.quiet = out_text == nullptr;
+  opts.restart = restart;
+  std::ostringstream out, err;
+  const int rc = run_simulation(cfg, opts, out, err);
+  if (err_text) *err_text = err.str();
+  if (out_text) *out_text = out.str();
+  if (rc != 0 && !err_text) MESSAGE("run failed: " << err.str());
+  return rc;
+}
+
+}  // namespace sim::test
