@@ -40,7 +40,7 @@ inline std::vector<sim::Stencil> stencils() {
   const char* e = std::getenv("SIM_GPU_TEST_STENCIL");
   if (e)
     if (auto s = sim::parse_enum<sim::Stencil>(e)) return {*s};
-  return {sim::Stencil::naive, sim::Stencil::ldg, sim::Stencil::shared, sim::Stencil::vector};
+  return sim::enum_values<sim::Stencil>();
 }
 
 inline sim::Config shipped_case(const std::string& name, int steps) {
