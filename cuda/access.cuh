@@ -57,6 +57,14 @@ struct SharedAccess {
   __device__ __forceinline__ static real load(In p, int idx) { return __ldg(p + idx); }
 };
 
+// An array read through a policy's load, for the shared functions of sim/
+// that take any `field[index]`.
+template <class A>
+struct Loaded {
+  typename A::In p;
+  __device__ __forceinline__ real operator[](int idx) const { return A::load(p, idx); }
+};
+
 template <class A, int NF, bool kTiled = A::kTiled>
 class Neighbourhood;
 

@@ -7,6 +7,7 @@
 #include <optional>
 #include <sstream>
 #include <stdexcept>
+#include <string>
 #include <utility>
 
 #include "cuda/device.hpp"
@@ -68,12 +69,8 @@ class CudaBackend final : public Backend {
   std::string name() const override { return "cuda: " + describe(dev_); }
 
   std::string strategies() const override {
-    std::ostringstream s;
-    s << "layout=" << to_string(cfg_.layout) << " stencil=" << to_string(cfg_.stencil)
-      << " constants=" << to_string(cfg_.constants) << " sampling=" << to_string(cfg_.sampling)
-      << " deposit=" << to_string(cfg_.deposit) << " sort_every=" << cfg_.sort_every << " block=" << so_.block_x
-      << "x" << so_.block_y;
-    return s.str();
+    return describe_strategies(cfg_, StrategyScope::cuda) + " block=" + std::to_string(so_.block_x) + "x" +
+           std::to_string(so_.block_y);
   }
 
   void upload(const SimState& s) override {
@@ -129,7 +126,11 @@ class CudaBackend final : public Backend {
 
   double max_velocity_rate() override { return cuda::max_velocity_rate(exec_, scratch(), u_.data(), v_.data()); }
 
-  void fill_velocity_halo() override { cuda::fill_velocity_halo(exec_, u_.data(), v_.data()); }
+  using Backend::fill_velocity_halo;
+  void fill_velocity_halo(VelocityField f) override {
+    const auto [u, v] = velocity(f);
+    cuda::fill_velocity_halo(exec_, u, v);
+  }
 
   void step_particles(uint64_t first_id, int64_t count) override {
     if (plan_.capacity == 0) return;
@@ -164,14 +165,10 @@ class CudaBackend final : public Backend {
     inject_particles(exec_, store_.current(), first_id, count, cfg_.seed, inj_, counters_.data());
   }
 
-  // Midpoint RK2: u_h = u + dt/2 A(u), u_s = u + dt A(u_h).
-  void advect() override {
-    cuda::advect_stage(exec_, so_, u_.data(), v_.data(), u_.data(), v_.data(), open_.data(), uh_.data(), vh_.data(),
-                       real(0.5) * k_.dt);
-    cuda::fill_velocity_halo(exec_, uh_.data(), vh_.data());
-    cuda::advect_stage(exec_, so_, uh_.data(), vh_.data(), u_.data(), v_.data(), open_.data(), us_.data(), vs_.data(),
-                       k_.dt);
-    cuda::fill_velocity_halo(exec_, us_.data(), vs_.data());
+  void advect_stage(VelocityField in, VelocityField out, real dt_fraction) override {
+    const auto [ui, vi] = velocity(in);
+    const auto [uo, vo] = velocity(out);
+    cuda::advect_stage(exec_, so_, ui, vi, u_.data(), v_.data(), open_.data(), uo, vo, dt_fraction * k_.dt);
   }
 
   void diffuse() override {
@@ -255,6 +252,10 @@ class CudaBackend final : public Backend {
     if (!poisson_) throw std::logic_error("cuda: a multigrid primitive before poisson_setup");
     return *poisson_;
   }
+  std::pair<real*, real*> velocity(VelocityField f) {
+    return {of_field(f, u_, uh_, us_).data(), of_field(f, v_, vh_, vs_).data()};
+  }
+
   ReduceScratch scratch() { return {&reduce_ws_, scalars_.data(), host_scalars_.data()}; }
 
   void copy(DeviceBuffer<real>& dst, const DeviceBuffer<real>& src) {

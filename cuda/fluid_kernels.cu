@@ -4,23 +4,23 @@
 // (cuda/access.cuh) and calls the same physics functions as CpuBackend, in
 // the same order per face.
 #include "cuda/access.cuh"
-#include "cuda/faces.cuh"
+#include "sim/faces.hpp"
 #include "sim/fluid_physics.hpp"
 #include "sim/halo.hpp"
 
 namespace sim::cuda {
 namespace {
 
-// A face touching a solid cell carries no flow. Without obstacles no mask is read.
+// Without obstacles no mask is read.
 template <class A, bool kSolids>
-__device__ __forceinline__ bool solid_u(typename A::In open, int c) {
+__device__ __forceinline__ bool solid_u_at(typename A::In open, int c) {
   if constexpr (!kSolids) return false;
-  else return A::load(open, c - 1) == real(0) || A::load(open, c) == real(0);
+  else return solid_u(Loaded<A>{open}, c);
 }
 template <class A, bool kSolids>
-__device__ __forceinline__ bool solid_v(typename A::In open, int c, int pitch) {
+__device__ __forceinline__ bool solid_v_at(typename A::In open, int c, int pitch) {
   if constexpr (!kSolids) return false;
-  else return A::load(open, c - pitch) == real(0) || A::load(open, c) == real(0);
+  else return solid_v(Loaded<A>{open}, c, pitch);
 }
 
 enum { kU = 0, kV = 1 };
@@ -38,13 +38,13 @@ __global__ void advect_kernel(KP kp, Region r, typename A::In ui, typename A::In
   const Neighbourhood<A, 2> n(f, c, r, k);
   if (!pt.valid) return;
   if (active_u(pt.i, pt.j, k))
-    uo[c] = solid_u<A, kSolids>(open, c)
+    uo[c] = solid_u_at<A, kSolids>(open, c)
                 ? real(0)
                 : A::load(ub, c) + h * advect_u_point(n.at(kU, 0, 0), n.at(kU, -1, 0), n.at(kU, 1, 0), n.at(kU, 0, -1),
                                                       n.at(kU, 0, 1), n.at(kV, -1, 0), n.at(kV, 0, 0), n.at(kV, -1, 1),
                                                       n.at(kV, 0, 1), k);
   if (active_v(pt.i, pt.j, k))
-    vo[c] = solid_v<A, kSolids>(open, c, k.pitch)
+    vo[c] = solid_v_at<A, kSolids>(open, c, k.pitch)
                 ? real(0)
                 : A::load(vb, c) + h * advect_v_point(n.at(kV, 0, 0), n.at(kV, -1, 0), n.at(kV, 1, 0), n.at(kV, 0, -1),
                                                       n.at(kV, 0, 1), n.at(kU, 0, -1), n.at(kU, 1, -1), n.at(kU, 0, 0),
@@ -63,11 +63,11 @@ __global__ void diffuse_kernel(KP kp, Region r, typename A::In us, typename A::I
   const Neighbourhood<A, 2> n(f, c, r, k);
   if (!pt.valid) return;
   if (active_u(pt.i, pt.j, k))
-    u[c] = solid_u<A, kSolids>(open, c) ? real(0)
+    u[c] = solid_u_at<A, kSolids>(open, c) ? real(0)
                                          : diffuse_point(n.at(kU, 0, 0), n.at(kU, -1, 0), n.at(kU, 1, 0),
                                                          n.at(kU, 0, -1), n.at(kU, 0, 1), fu[c], k);
   if (active_v(pt.i, pt.j, k))
-    v[c] = solid_v<A, kSolids>(open, c, k.pitch) ? real(0)
+    v[c] = solid_v_at<A, kSolids>(open, c, k.pitch) ? real(0)
                                                   : diffuse_point(n.at(kV, 0, 0), n.at(kV, -1, 0), n.at(kV, 1, 0),
                                                                   n.at(kV, 0, -1), n.at(kV, 0, 1), fv[c], k);
   // deposits land on active faces only, all inside this region
@@ -88,9 +88,9 @@ __global__ void project_kernel(KP kp, Region r, typename A::In phi, typename A::
   const Neighbourhood<A, 1> n(f, c, r, k);
   if (!pt.valid) return;
   if (active_u(pt.i, pt.j, k))
-    u[c] = solid_u<A, kSolids>(open, c) ? real(0) : project_point(u[c], n.at(0, -1, 0), n.at(0, 0, 0), k.inv_dx, k);
+    u[c] = solid_u_at<A, kSolids>(open, c) ? real(0) : project_point(u[c], n.at(0, -1, 0), n.at(0, 0, 0), k.inv_dx, k);
   if (active_v(pt.i, pt.j, k))
-    v[c] = solid_v<A, kSolids>(open, c, k.pitch) ? real(0)
+    v[c] = solid_v_at<A, kSolids>(open, c, k.pitch) ? real(0)
                                                   : project_point(v[c], n.at(0, 0, -1), n.at(0, 0, 0), k.inv_dy, k);
 }
 

@@ -1,10 +1,8 @@
-// Particle kernels: one thread per slot (the step: SIM_PARTICLES_PER_THREAD
-// slots), templated on the particle view (AoS or SoA), the fluid sampler
-// (software bilinear, texture or packed), the constants policy and the
-// deposit mode. The per-particle sequence is CpuBackend::particles_impl's:
-// sample, drag (+ reaction), obstacles, walls.
-#include <type_traits>
-
+// Particle kernels: one thread per slot, templated on the particle view
+// (AoS or SoA), the fluid sampler (software bilinear, texture or packed),
+// the constants policy and the deposit mode. The per-particle sequence is
+// CpuBackend::particles_impl's: sample, drag (+ reaction), obstacles, walls.
+#include "cuda/access.cuh"
 #include "cuda/constants.cuh"
 #include "cuda/kernels.hpp"
 #include "sim/halo.hpp"
@@ -13,16 +11,12 @@
 namespace sim::cuda {
 namespace {
 
-// Bilinear interpolation of the staggered components from global memory:
-// stencil_u / stencil_v and bilinear, as on the CPU.
+// The CPU's bilinear sampling, through the read-only cache.
 struct SoftwareSampler {
   const real* __restrict__ u;
   const real* __restrict__ v;
   __device__ __forceinline__ void operator()(real x, real y, const Constants& k, real& ufx, real& ufy) const {
-    const Stencil2 su = stencil_u(x, y, k), sv = stencil_v(x, y, k);
-    const int cu = at(k, su.i, su.j), cv = at(k, sv.i, sv.j), P = k.pitch;
-    ufx = bilinear(__ldg(u + cu), __ldg(u + cu + 1), __ldg(u + cu + P), __ldg(u + cu + 1 + P), su.wx, su.wy);
-    ufy = bilinear(__ldg(v + cv), __ldg(v + cv + 1), __ldg(v + cv + P), __ldg(v + cv + 1 + P), sv.wx, sv.wy);
+    sample_velocity(Loaded<LdgAccess>{u}, Loaded<LdgAccess>{v}, x, y, k, ufx, ufy);
   }
 };
 
@@ -47,7 +41,7 @@ struct PackedSampler {
   const float4* __restrict__ u4;
   const float4* __restrict__ v4;
   __device__ __forceinline__ void operator()(real x, real y, const Constants& k, real& ufx, real& ufy) const {
-    const Stencil2 su = stencil_u(x, y, k), sv = stencil_v(x, y, k);
+    const BilinearStencil su = stencil_u(x, y, k), sv = stencil_v(x, y, k);
     const float4 a = __ldg(u4 + at(k, su.i, su.j)), b = __ldg(v4 + at(k, sv.i, sv.j));
     ufx = bilinear(a.x, a.y, a.z, a.w, su.wx, su.wy);
     ufy = bilinear(b.x, b.y, b.z, b.w, sv.wx, sv.wy);
@@ -77,149 +71,74 @@ struct DepositTargets {
   uint32_t capacity;
 };
 
-// The 4 u faces and 4 v faces of a deposit at (x, y) with CpuBackend::deposit_at's
-// weights; emit(corner, u face or -1, wu ax, v face or -1, wv ay).
-template <class Emit>
-__device__ __forceinline__ void for_each_deposit_face(real x, real y, real ax, real ay, const Constants& k, Emit emit) {
-  const Stencil2 su = stencil_u(x, y, k), sv = stencil_v(x, y, k);
-#pragma unroll
-  for (int dj = 0; dj < 2; ++dj)
-#pragma unroll
-    for (int di = 0; di < 2; ++di) {
-      const real wu = (di ? su.wx : real(1) - su.wx) * (dj ? su.wy : real(1) - su.wy);
-      const real wv = (di ? sv.wx : real(1) - sv.wx) * (dj ? sv.wy : real(1) - sv.wy);
-      emit(2 * dj + di, deposit_face_u(su.i + di, su.j + dj, k), wu * ax, deposit_face_v(sv.i + di, sv.j + dj, k),
-           wv * ay);
-    }
-}
-
 constexpr int kParticleBlock = 256;
-// Particles per thread in the step (build option SIM_PARTICLES_PER_THREAD):
-// a thread issues the loads of all of them before it needs any. On the H200
-// 1 is fastest (docs/PERFORMANCE.md): in random order the step is bound by
-// L2 gather throughput, which more loads in flight cannot raise, and in
-// cell order 4 or 8 per thread cost occupancy (59 registers at 4) and time.
-#ifndef SIM_PARTICLES_PER_THREAD
-#define SIM_PARTICLES_PER_THREAD 1
-#endif
-constexpr int kParticlesPerThread = SIM_PARTICLES_PER_THREAD;
-static_assert(kParticlesPerThread >= 1 && kParticlesPerThread <= 8, "SIM_PARTICLES_PER_THREAD: 1 to 8");
 
-// Streaming cache hints on the SoA particle arrays (build option
-// SIM_PARTICLE_CACHE_HINTS): each value is read and written once a step, so
-// ld/st.global.cs (evict first) leave L1 and L2 to the fluid velocity the
-// gathers reuse. AoS keeps plain accesses: the 7 loads of a record share
-// its cache lines, which evict-first would give up between them. Off by
-// default: on the H200 the hints made the step 5-8% slower.
-#ifndef SIM_PARTICLE_CACHE_HINTS
-#define SIM_PARTICLE_CACHE_HINTS 0
-#endif
-template <class View>
-constexpr bool kStreamed = SIM_PARTICLE_CACHE_HINTS != 0 && std::is_same_v<View, ParticlesSoAView>;
-
-template <class View, class T>
-__device__ __forceinline__ T load_state(const T& r) {
-  if constexpr (kStreamed<View>) return __ldcs(&r);
-  else return r;
-}
-template <class View, class T>
-__device__ __forceinline__ void store_state(T& r, T v) {
-  if constexpr (kStreamed<View>) __stcs(&r, v);
-  else r = v;
-}
-
-// Thread t of block b takes slots b * (block * P) + t + q * block, q < P:
-// each of the P loads of a warp is one contiguous run of slots.
 template <class View, class Sampler, class KP, DepositMode kDeposit>
 __global__ void __launch_bounds__(kParticleBlock) particle_step_kernel(KP kp, View p, Sampler sample,
                                                                        DepositTargets dep,
                                                                        unsigned long long* __restrict__ counters) {
-  constexpr int P = kParticlesPerThread;
   const Constants& k = kp.get();
-  const int64_t n = p.size();
-  const int64_t first = static_cast<int64_t>(blockIdx.x) * (kParticleBlock * P) + threadIdx.x;
-  ParticleMotion s[P];
-  real d[P], ufx[P], ufy[P];
-  bool live[P];
-  // 1. The state of every particle of the thread, loaded before any is used.
-#pragma unroll
-  for (int q = 0; q < P; ++q) {
-    const int64_t i = first + static_cast<int64_t>(q) * kParticleBlock;
-    live[q] = false;
-    s[q] = ParticleMotion{0, 0, 0, 0};
-    d[q] = 0;
-    if (i < n) {
-      live[q] = load_state<View>(p.alive(i)) != 0;
-      s[q] = ParticleMotion{load_state<View>(p.x(i)), load_state<View>(p.y(i)), load_state<View>(p.vx(i)),
-                            load_state<View>(p.vy(i))};
-      d[q] = load_state<View>(p.d(i));
+  const int64_t i = static_cast<int64_t>(blockIdx.x) * kParticleBlock + threadIdx.x;
+  if (i >= p.size()) return;
+  // Every load of the slot issued before the gathers of the sampling.
+  const bool live = p.alive(i) != 0;
+  const ParticleMotion s{p.x(i), p.y(i), p.vx(i), p.vy(i)};
+  const real d = p.d(i);
+  real ufx = 0, ufy = 0;
+  if (live) sample(s.x, s.y, k, ufx, ufy);
+  real x0 = 0, y0 = 0, ax = 0, ay = 0;  // old position and drag reaction (an acceleration of one cell of fluid)
+  if (live) {
+    const ParticleUpdate up = update_particle(s, d, ufx, ufy, k);
+    if constexpr (kDeposit != DepositMode::none) {
+      x0 = s.x;
+      y0 = s.y;
+      ax = up.ax;
+      ay = up.ay;
+    }
+    p.x(i) = up.s.x;
+    p.y(i) = up.s.y;
+    p.vx(i) = up.s.vx;
+    p.vy(i) = up.s.vy;
+    if (!up.inside) {
+      p.alive(i) = 0;
+      atomicAdd(counters + kRemoved, 1ull);
     }
   }
-  // 2. Their fluid velocities: all gathers in flight together.
+  const bool deposits = ax != real(0) || ay != real(0);
+  if constexpr (kDeposit == DepositMode::atomic) {
+    if (deposits)
+      for_each_deposit_face(x0, y0, ax, ay, k, [&](int, int fu, real a_u, int fv, real a_v) {
+        if (fu >= 0) atomicAdd(dep.fu + fu, a_u);
+        if (fv >= 0) atomicAdd(dep.fv + fv, a_v);
+      });
+  } else if constexpr (kDeposit == DepositMode::sorted) {
+    // Pairs at the canonical slot id % capacity: after a stable sort by face,
+    // each face's contributions are in CPU (slot) order whatever the permutation.
+    // A slot's 8 keys and 8 values are one 32-byte sector each, written with
+    // two 16-byte stores apiece: whole sectors, also when sorting by cell
+    // has scattered the canonical slots over the threads.
+    const uint32_t sentinel = deposit_key(k.pitch * k.rows, 0);
+    const size_t base = 8 * static_cast<size_t>(p.id(i) % dep.capacity);
+    uint32_t key[8];
+    real val[8];
 #pragma unroll
-  for (int q = 0; q < P; ++q) {
-    ufx[q] = ufy[q] = 0;
-    if (live[q]) sample(s[q].x, s[q].y, k, ufx[q], ufy[q]);
-  }
-  // 3. Drag, obstacles, walls; the new state and the deposit of the reaction.
-#pragma unroll
-  for (int q = 0; q < P; ++q) {
-    const int64_t i = first + static_cast<int64_t>(q) * kParticleBlock;
-    if (i >= n) break;
-    real x0 = 0, y0 = 0, ax = 0, ay = 0;  // old position and drag reaction (an acceleration of one cell of fluid)
-    if (live[q]) {
-      const ParticleUpdate up = update_particle(s[q], d[q], ufx[q], ufy[q], k);
-      if constexpr (kDeposit != DepositMode::none) {
-        x0 = s[q].x;
-        y0 = s[q].y;
-        ax = up.ax;
-        ay = up.ay;
-      }
-      store_state<View>(p.x(i), up.s.x);
-      store_state<View>(p.y(i), up.s.y);
-      store_state<View>(p.vx(i), up.s.vx);
-      store_state<View>(p.vy(i), up.s.vy);
-      if (!up.inside) {
-        p.alive(i) = 0;
-        atomicAdd(counters + kRemoved, 1ull);
-      }
+    for (int c = 0; c < 8; ++c) {
+      key[c] = sentinel;
+      val[c] = real(0);
     }
-    const bool deposits = ax != real(0) || ay != real(0);
-    if constexpr (kDeposit == DepositMode::atomic) {
-      if (deposits)
-        for_each_deposit_face(x0, y0, ax, ay, k, [&](int, int fu, real a_u, int fv, real a_v) {
-          if (fu >= 0) atomicAdd(dep.fu + fu, a_u);
-          if (fv >= 0) atomicAdd(dep.fv + fv, a_v);
-        });
-    } else if constexpr (kDeposit == DepositMode::sorted) {
-      // Pairs at the canonical slot id % capacity: after a stable sort by face,
-      // each face's contributions are in CPU (slot) order whatever the permutation.
-      // A slot's 8 keys and 8 values are one 32-byte sector each, written with
-      // two 16-byte stores apiece: whole sectors, also when sorting by cell
-      // has scattered the canonical slots over the threads.
-      const uint32_t sentinel = deposit_key(k.pitch * k.rows, 0);
-      const size_t base = 8 * static_cast<size_t>(p.id(i) % dep.capacity);
-      uint32_t key[8];
-      real val[8];
-#pragma unroll
-      for (int c = 0; c < 8; ++c) {
-        key[c] = sentinel;
-        val[c] = real(0);
-      }
-      if (deposits)
-        for_each_deposit_face(x0, y0, ax, ay, k, [&](int c, int fu, real a_u, int fv, real a_v) {
-          key[2 * c] = fu >= 0 ? deposit_key(fu, 0) : sentinel;
-          val[2 * c] = a_u;
-          key[2 * c + 1] = fv >= 0 ? deposit_key(fv, 1) : sentinel;
-          val[2 * c + 1] = a_v;
-        });
-      uint4* kd = reinterpret_cast<uint4*>(dep.keys + base);
-      float4* vd = reinterpret_cast<float4*>(dep.values + base);
-      kd[0] = make_uint4(key[0], key[1], key[2], key[3]);
-      kd[1] = make_uint4(key[4], key[5], key[6], key[7]);
-      vd[0] = make_float4(val[0], val[1], val[2], val[3]);
-      vd[1] = make_float4(val[4], val[5], val[6], val[7]);
-    }
+    if (deposits)
+      for_each_deposit_face(x0, y0, ax, ay, k, [&](int c, int fu, real a_u, int fv, real a_v) {
+        key[2 * c] = fu >= 0 ? deposit_key(fu, 0) : sentinel;
+        val[2 * c] = a_u;
+        key[2 * c + 1] = fv >= 0 ? deposit_key(fv, 1) : sentinel;
+        val[2 * c + 1] = a_v;
+      });
+    uint4* kd = reinterpret_cast<uint4*>(dep.keys + base);
+    float4* vd = reinterpret_cast<float4*>(dep.values + base);
+    kd[0] = make_uint4(key[0], key[1], key[2], key[3]);
+    kd[1] = make_uint4(key[4], key[5], key[6], key[7]);
+    vd[0] = make_float4(val[0], val[1], val[2], val[3]);
+    vd[1] = make_float4(val[4], val[5], val[6], val[7]);
   }
 }
 
@@ -238,14 +157,7 @@ __global__ void inject_kernel(View p, uint64_t first, int64_t count, uint64_t se
   const uint64_t m = (static_cast<uint64_t>(count) - 1 - off) / cap + 1;  // ids of this residue
   const uint64_t recycled = (p.alive(s) ? 1u : 0u) + (m - 1);
   if (recycled > 0) atomicAdd(counters + kRecycled, static_cast<unsigned long long>(recycled));
-  const Particle np = injected_particle(seed, first + off + (m - 1) * cap, inj);
-  p.x(s) = np.x;
-  p.y(s) = np.y;
-  p.vx(s) = np.vx;
-  p.vy(s) = np.vy;
-  p.d(s) = np.d;
-  p.id(s) = np.id;
-  p.alive(s) = np.alive;
+  p.store(s, injected_particle(seed, first + off + (m - 1) * cap, inj));
 }
 
 template <class View, class KP>
@@ -290,9 +202,8 @@ void with_sampler(const VelocitySource& f, Body&& body) {
 template <DepositMode kMode, class View, class Sampler, class KP>
 void launch_step(const Exec& e, View view, Sampler smp, KP kp, const DepositTargets& dep,
                  unsigned long long* counters) {
-  const int64_t per_block = int64_t(kParticleBlock) * kParticlesPerThread;
   particle_step_kernel<View, Sampler, KP, kMode>
-      <<<static_cast<unsigned>((view.size() + per_block - 1) / per_block), kParticleBlock, 0, e.stream>>>(kp, view, smp, dep, counters);
+      <<<blocks_for(view.size()), kParticleBlock, 0, e.stream>>>(kp, view, smp, dep, counters);
   SIM_CUDA_CHECK_LAUNCH("particle_step_kernel");
 }
 

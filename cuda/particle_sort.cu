@@ -10,32 +10,17 @@
 namespace sim::cuda {
 namespace {
 
-__device__ __forceinline__ void copy_particle(const ParticlesAoSView& dst, int64_t d, const ParticlesAoSView& src,
-                                              int64_t s) {
-  dst.p[d] = src.p[s];
-}
-__device__ __forceinline__ void copy_particle(const ParticlesSoAView& dst, int64_t d, const ParticlesSoAView& src,
-                                              int64_t s) {
-  dst.px[d] = src.px[s];
-  dst.py[d] = src.py[s];
-  dst.pvx[d] = src.pvx[s];
-  dst.pvy[d] = src.pvy[s];
-  dst.pd[d] = src.pd[s];
-  dst.pid[d] = src.pid[s];
-  dst.palive[d] = src.palive[s];
-}
-
 template <class View>
 __global__ void gather_kernel(View src, View dst, const uint32_t* __restrict__ perm) {
   const int64_t s = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (s < dst.size()) copy_particle(dst, s, src, perm[s]);
+  if (s < dst.size()) dst.store(s, src.load(perm[s]));
 }
 
 // The slot invariant makes id % capacity a permutation of the slots.
 template <class View>
 __global__ void canonical_scatter_kernel(View src, View dst) {
   const int64_t s = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (s < src.size()) copy_particle(dst, static_cast<int64_t>(src.id(s) % static_cast<uint64_t>(src.size())), src, s);
+  if (s < src.size()) dst.store(static_cast<int64_t>(src.id(s) % static_cast<uint64_t>(src.size())), src.load(s));
 }
 
 constexpr int kBlock = 256;

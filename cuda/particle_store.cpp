@@ -22,9 +22,7 @@ void ParticleStore::allocate(Bank& b) {
     b.aos.allocate(n, "particles (AoS)");
     return;
   }
-  for (DeviceBuffer<real>* f : {&b.x, &b.y, &b.vx, &b.vy, &b.d}) f->allocate(n, "particles (SoA)");
-  b.id.allocate(n, "particle ids");
-  b.alive.allocate(n, "particle flags");
+  for_each_particle_field(b, [n](auto& f) { f.allocate(n, "particles (SoA)"); });
 }
 
 DeviceParticles ParticleStore::view(int bank) {
@@ -32,29 +30,19 @@ DeviceParticles ParticleStore::view(int bank) {
   DeviceParticles p;
   p.layout = layout_;
   p.aos = ParticlesAoSView{b.aos.data(), layout_ == Layout::aos ? capacity_ : 0};
-  p.soa = ParticlesSoAView{b.x.data(),  b.y.data(),  b.vx.data(),    b.vy.data(), b.d.data(),
-                           b.id.data(), b.alive.data(), layout_ == Layout::soa ? capacity_ : 0};
+#define SIM_FIELD(T, f) p.soa.p##f = b.f.data();
+  SIM_PARTICLE_FIELDS(SIM_FIELD)
+#undef SIM_FIELD
+  p.soa.n = layout_ == Layout::soa ? capacity_ : 0;
   return p;
 }
 
 namespace {
-// f(a.field, b.field) for the 7 per-particle fields of two particle sets
-// (host vectors, device banks, pinned copies): one list of the fields for
-// every copy; zip_fields adds the AoS records of banks and pinned copies.
-template <class A, class B, class F>
-void zip_soa_fields(A& a, B& b, F f) {
-  f(a.x, b.x);
-  f(a.y, b.y);
-  f(a.vx, b.vx);
-  f(a.vy, b.vy);
-  f(a.d, b.d);
-  f(a.id, b.id);
-  f(a.alive, b.alive);
-}
+// The per-field buffers and the AoS records of two banks or pinned copies.
 template <class A, class B, class F>
 void zip_fields(A& a, B& b, F f) {
   f(a.aos, b.aos);
-  zip_soa_fields(a, b, f);
+  zip_particle_fields(a, b, f);
 }
 }  // namespace
 
@@ -71,7 +59,7 @@ void ParticleStore::upload(const HostParticles& h, cudaStream_t s) {
     SIM_CUDA_CHECK(cudaStreamSynchronize(s));
     return;
   }
-  zip_soa_fields(b, h, [&](auto& dev, const auto& host) { dev.upload(host.data(), n, s); });
+  zip_particle_fields(b, h, [&](auto& dev, const auto& host) { dev.upload(host.data(), n, s); });
   SIM_CUDA_CHECK(cudaStreamSynchronize(s));
 }
 
@@ -92,7 +80,7 @@ void ParticleStore::download(HostParticles& h, bool permuted, cudaStream_t s) {
     return;
   }
   h.resize(n);
-  zip_soa_fields(h, b, [&](auto& host, const auto& dev) { dev.download(host.data(), n, s); });
+  zip_particle_fields(h, b, [&](auto& host, const auto& dev) { dev.download(host.data(), n, s); });
   SIM_CUDA_CHECK(cudaStreamSynchronize(s));
 }
 
@@ -115,9 +103,7 @@ PinnedParticles ParticleStore::pinned_buffers() const {
     h.aos.allocate(n, "snapshot particles");
     return h;
   }
-  for (PinnedBuffer<real>* f : {&h.x, &h.y, &h.vx, &h.vy, &h.d}) f->allocate(n, "snapshot particles");
-  h.id.allocate(n, "snapshot particle ids");
-  h.alive.allocate(n, "snapshot particle flags");
+  for_each_particle_field(h, [n](auto& f) { f.allocate(n, "snapshot particles"); });
   return h;
 }
 
@@ -128,13 +114,10 @@ void ParticleStore::download_async(PinnedParticles& h, cudaStream_t s) {
 void PinnedParticles::to_host(HostParticles& h) const {
   if (aos.size() > 0) {
     h.resize(aos.size());
-    for (size_t i = 0; i < aos.size(); ++i) {
-      const Particle& a = aos.data()[i];
-      h.x[i] = a.x, h.y[i] = a.y, h.vx[i] = a.vx, h.vy[i] = a.vy, h.d[i] = a.d, h.id[i] = a.id, h.alive[i] = a.alive;
-    }
+    for (size_t i = 0; i < aos.size(); ++i) h.store(i, aos.data()[i]);
     return;
   }
-  zip_soa_fields(h, *this, [](auto& host, const auto& pinned) { assign(host, pinned); });
+  zip_particle_fields(h, *this, [](auto& host, const auto& pinned) { assign(host, pinned); });
 }
 
 }  // namespace sim::cuda

@@ -14,8 +14,9 @@ namespace sim::cuda {
 // the asynchronous snapshot downloads.
 struct PinnedParticles {
   PinnedBuffer<Particle> aos;
-  PinnedBuffer<real> x, y, vx, vy, d;
-  PinnedBuffer<uint32_t> id, alive;
+#define SIM_FIELD(T, f) PinnedBuffer<T> f;
+  SIM_PARTICLE_FIELDS(SIM_FIELD)
+#undef SIM_FIELD
   // The layout-independent host form; only after the copy into it finished.
   void to_host(HostParticles& h) const;
 };
@@ -29,7 +30,6 @@ class ParticleStore {
 
   DeviceParticles current() { return view(cur_); }
   DeviceParticles spare() { return view(1 - cur_); }
-  bool has_spare() const { return two_banks_; }
   void swap() { cur_ = 1 - cur_; }  // after a gather into spare()
   int64_t capacity() const { return capacity_; }
 
@@ -48,8 +48,9 @@ class ParticleStore {
  private:
   struct Bank {
     DeviceBuffer<Particle> aos;
-    DeviceBuffer<real> x, y, vx, vy, d;
-    DeviceBuffer<uint32_t> id, alive;
+#define SIM_FIELD(T, f) DeviceBuffer<T> f;
+    SIM_PARTICLE_FIELDS(SIM_FIELD)
+#undef SIM_FIELD
   };
   void allocate(Bank& b);
   DeviceParticles view(int bank);

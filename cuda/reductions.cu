@@ -8,8 +8,8 @@
 #include <thrust/iterator/counting_iterator.h>
 
 #include "cuda/constants.cuh"
-#include "cuda/faces.cuh"
 #include "cuda/kernels.hpp"
+#include "sim/faces.hpp"
 #include "sim/fluid_physics.hpp"
 #include "sim/halo.hpp"
 #include "sim/particle_physics.hpp"
@@ -56,15 +56,14 @@ struct RateAt {
   }
 };
 
-struct FaceSums {
-  double m[2], ke, max_speed;
-};
 struct FaceSumOp {
   __host__ __device__ FaceSums operator()(const FaceSums& a, const FaceSums& b) const {
-    return {{a.m[0] + b.m[0], a.m[1] + b.m[1]}, a.ke + b.ke, a.max_speed > b.max_speed ? a.max_speed : b.max_speed};
+    return {{a.momentum[0] + b.momentum[0], a.momentum[1] + b.momentum[1]},
+            a.kinetic_energy + b.kinetic_energy,
+            a.max_speed > b.max_speed ? a.max_speed : b.max_speed};
   }
 };
-// Momentum, kinetic energy and speed of the owned (active) faces of face point idx.
+// The owned faces of face point idx.
 template <class KP>
 struct FaceSumsAt {
   KP kp;
@@ -72,19 +71,9 @@ struct FaceSumsAt {
   const real* v;
   __device__ FaceSums operator()(int idx) const {
     const Constants& k = kp.get();
-    const int i = idx % (k.nx + 1), j = idx / (k.nx + 1), c = at(k, i, j);
-    const double cell_mass = k.cell_mass;
+    const int i = idx % (k.nx + 1), j = idx / (k.nx + 1);
     FaceSums s{{0, 0}, 0, 0};
-    if (active_u(i, j, k)) {
-      s.m[0] = cell_mass * u[c];
-      s.ke += 0.5 * k.rho_f * k.dx * k.dy * double(u[c]) * u[c];
-      s.max_speed = fabs(static_cast<double>(u[c]));
-    }
-    if (active_v(i, j, k)) {
-      s.m[1] = cell_mass * v[c];
-      s.ke += 0.5 * k.rho_f * k.dx * k.dy * double(v[c]) * v[c];
-      s.max_speed = fmax(s.max_speed, fabs(static_cast<double>(v[c])));
-    }
+    add_face_point(s, i, j, at(k, i, j), u, v, k);
     return s;
   }
 };
@@ -159,9 +148,9 @@ FluidSums fluid_sums(const Exec& e, const ReduceScratch& r, const real* u, const
       return cub::DeviceReduce::TransformReduce(w, bytes, thrust::counting_iterator<int>(0), r.d_out, cells, MaxOp{},
                                                 div, 0.0, e.stream);
     });
-    out.momentum[0] = fs.m[0];
-    out.momentum[1] = fs.m[1];
-    out.kinetic_energy = fs.ke;
+    out.momentum[0] = fs.momentum[0];
+    out.momentum[1] = fs.momentum[1];
+    out.kinetic_energy = fs.kinetic_energy;
     out.max_speed = fs.max_speed;
     out.max_div = read_back<double>(e, r);
   });

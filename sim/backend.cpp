@@ -44,6 +44,13 @@ class ReadyState final : public PendingState {
 
 std::unique_ptr<PendingState> ready_state(SimState s) { return std::make_unique<ReadyState>(std::move(s)); }
 
+void Backend::advect() {
+  advect_stage(VelocityField::current, VelocityField::midpoint, real(0.5));
+  fill_velocity_halo(VelocityField::midpoint);
+  advect_stage(VelocityField::midpoint, VelocityField::provisional, real(1));
+  fill_velocity_halo(VelocityField::provisional);
+}
+
 std::unique_ptr<PendingState> Backend::begin_download(SimState header) {
   download(header);
   return ready_state(std::move(header));

@@ -72,6 +72,16 @@ class PressureOps {
   virtual void fft_solve();  // x = A^-1 rhs (rhs mean-free if singular, x mean-free); phi = x rounded; halos filled
 };
 
+// The velocities of the advection: u, the midpoint u + dt/2 A(u), and the
+// provisional velocity u + dt A(midpoint) that diffusion goes on from.
+enum class VelocityField { current, midpoint, provisional };
+
+// A backend's buffer of one of them.
+template <class T>
+T& of_field(VelocityField f, T& current, T& midpoint, T& provisional) {
+  return f == VelocityField::midpoint ? midpoint : f == VelocityField::provisional ? provisional : current;
+}
+
 // A copy of the state on its way to host memory (Backend::begin_download).
 class PendingState {
  public:
@@ -99,12 +109,16 @@ class Backend : public PressureOps {
   virtual void set_constants(const Constants& c) = 0;  // whenever dt or anything else changes
 
   virtual double max_velocity_rate() = 0;  // max over faces of |u|/dx + |v|/dy, for the CFL dt
-  virtual void fill_velocity_halo() = 0;
+  virtual void fill_velocity_halo(VelocityField f) = 0;
+  void fill_velocity_halo() { fill_velocity_halo(VelocityField::current); }
   // Sample, drag, gravity, walls, deposit of the drag reaction (if two-way);
   // then inject `count` new particles with ids first_id... (slot = id % capacity),
   // drawn by injected_particle() from the config's injection and seed.
   virtual void step_particles(uint64_t first_id, int64_t count) = 0;
-  virtual void advect() = 0;   // RK2 (midpoint) advection into the provisional velocity
+  // out = u + dt_fraction dt A(in) on active faces, 0 on solid faces; A the
+  // conservative central advection of sim/fluid_physics.hpp.
+  virtual void advect_stage(VelocityField in, VelocityField out, real dt_fraction) = 0;
+  void advect();  // RK2 (midpoint) into the provisional velocity
   virtual void diffuse() = 0;  // explicit diffusion + body force
   virtual void project() = 0;  // u = u** - dt grad phi; halo filled after
   virtual Diagnostics diagnostics() = 0;

@@ -58,7 +58,7 @@ struct Config {
 
   // [time]
   double dt = 0.0;      // fixed step [s]; 0 = adaptive from cfl
-  double cfl = 0.5;     // adaptive: dt = cfl * min(advective, viscous, particle limits)
+  double cfl = 0.5;     // adaptive: dt = cfl * min(advective, viscous limit), at most dt_max
   double dt_max = 1e-2; // adaptive upper bound [s]
 
   // [pressure]

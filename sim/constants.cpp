@@ -58,7 +58,7 @@ Constants make_constants(const Config& cfg, const Grid& g) {
   c.n_obstacles = static_cast<int>(cfg.obstacles.size());
   for (int k = 0; k < c.n_obstacles; ++k) {
     const Obstacle& o = cfg.obstacles[k];
-    ObstacleC& d = c.obstacles[k];
+    ObstacleShapeData& d = c.obstacles[k];
     d.shape = o.shape == ObstacleShape::circle ? 0 : 1;
     d.x = static_cast<real>(o.x);
     d.y = static_cast<real>(o.y);

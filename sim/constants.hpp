@@ -13,7 +13,7 @@ enum Side : int { kLeft = 0, kRight = 1, kBottom = 2, kTop = 3 };
 
 constexpr int kMaxObstacles = 16;
 
-struct ObstacleC {
+struct ObstacleShapeData {
   int shape;  // 0 circle, 1 rectangle
   real x, y, radius;
   real x0, y0, x1, y1;
@@ -42,13 +42,16 @@ struct Constants {
   real cell_mass;         // fluid mass of one cell, rho_f dx dy depth
   int two_way;
   int n_obstacles;
-  ObstacleC obstacles[kMaxObstacles];
+  ObstacleShapeData obstacles[kMaxObstacles];
 };
 
 Constants make_constants(const Config& cfg, const Grid& grid);
 
-SIM_HD bool is_periodic_hd(const Constants& c, int side) {
+SIM_HD bool is_periodic(const Constants& c, int side) {
   return c.bc_kind[side] == static_cast<int>(BoundaryKind::periodic);
 }
+
+// Storage index of cell or face (i, j), as Grid::idx.
+SIM_HD int at(const Constants& k, int i, int j) { return (i + 1) + (j + 1) * k.pitch; }
 
 }  // namespace sim

@@ -34,8 +34,6 @@ struct Grid {
   }
   SIM_HD size_t size() const { return static_cast<size_t>(pitch) * rows; }
   SIM_HD int idx(int i, int j) const { return (i + halo) + (j + halo) * pitch; }
-  SIM_HD double lx() const { return static_cast<double>(dx) * nx; }
-  SIM_HD double ly() const { return static_cast<double>(dy) * ny; }
 };
 
 }  // namespace sim

@@ -7,8 +7,6 @@
 
 namespace sim {
 
-SIM_HD int at(const Constants& k, int i, int j) { return (i + 1) + (j + 1) * k.pitch; }
-
 // Left and right sides for row j: u normal, v tangential.
 // u rows j in [0, ny); v rows j in [0, ny] (call with j up to ny).
 SIM_HD void halo_velocity_x(real* u, real* v, int j, const Constants& k) {

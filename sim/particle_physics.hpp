@@ -11,7 +11,7 @@ namespace sim {
 constexpr real kPi = real(3.14159265358979323846);
 
 // Bilinear stencil on a staggered component: lower-left node (i, j) and weights.
-struct Stencil2 {
+struct BilinearStencil {
   int i, j;
   real wx, wy;
 };
@@ -19,7 +19,7 @@ struct Stencil2 {
 SIM_HD int clampi(int v, int lo, int hi) { return v < lo ? lo : (v > hi ? hi : v); }
 
 // u lives at (i dx, (j + 1/2) dy): i0 in [-1, nx], j0 in [-1, ny - 1].
-SIM_HD Stencil2 stencil_u(real x, real y, const Constants& k) {
+SIM_HD BilinearStencil stencil_u(real x, real y, const Constants& k) {
   const real fx = x * k.inv_dx, fy = y * k.inv_dy - real(0.5);
   const int i = clampi(static_cast<int>(floorf(fx)), -1, k.nx);
   const int j = clampi(static_cast<int>(floorf(fy)), -1, k.ny - 1);
@@ -27,7 +27,7 @@ SIM_HD Stencil2 stencil_u(real x, real y, const Constants& k) {
 }
 
 // v lives at ((i + 1/2) dx, j dy): i0 in [-1, nx - 1], j0 in [-1, ny].
-SIM_HD Stencil2 stencil_v(real x, real y, const Constants& k) {
+SIM_HD BilinearStencil stencil_v(real x, real y, const Constants& k) {
   const real fx = x * k.inv_dx - real(0.5), fy = y * k.inv_dy;
   const int i = clampi(static_cast<int>(floorf(fx)), -1, k.nx - 1);
   const int j = clampi(static_cast<int>(floorf(fy)), -1, k.ny);
@@ -36,6 +36,17 @@ SIM_HD Stencil2 stencil_v(real x, real y, const Constants& k) {
 
 SIM_HD real bilinear(real f00, real f10, real f01, real f11, real wx, real wy) {
   return (real(1) - wy) * ((real(1) - wx) * f00 + wx * f10) + wy * ((real(1) - wx) * f01 + wx * f11);
+}
+
+// The fluid velocity at (x, y), bilinear in each staggered component.
+// `u[c]`, `v[c]`: the face values at storage index c (a pointer, or a
+// kernel's loading view).
+template <class Field>
+SIM_HD void sample_velocity(const Field& u, const Field& v, real x, real y, const Constants& k, real& ufx, real& ufy) {
+  const BilinearStencil su = stencil_u(x, y, k), sv = stencil_v(x, y, k);
+  const int cu = at(k, su.i, su.j), cv = at(k, sv.i, sv.j), P = k.pitch;
+  ufx = bilinear(u[cu], u[cu + 1], u[cu + P], u[cu + 1 + P], su.wx, su.wy);
+  ufy = bilinear(v[cv], v[cv + 1], v[cv + P], v[cv + 1 + P], sv.wx, sv.wy);
 }
 
 // Stokes relaxation time tau_p = rho_p d^2 / (18 mu).
@@ -106,7 +117,7 @@ SIM_HD bool apply_domain_boundaries(ParticleMotion& s, real rad, const Constants
 }
 
 // Push a particle out of an obstacle it entered and reflect its normal velocity.
-SIM_HD void apply_obstacle(ParticleMotion& s, real rad, const ObstacleC& o, real e) {
+SIM_HD void apply_obstacle(ParticleMotion& s, real rad, const ObstacleShapeData& o, real e) {
   if (o.shape == 0) {
     const real dx = s.x - o.x, dy = s.y - o.y;
     const real reach = o.radius + rad;
@@ -161,18 +172,36 @@ SIM_HD ParticleUpdate update_particle(ParticleMotion s, real d, real ufx, real u
 // Map a u face touched by a deposit to the face that owns its momentum
 // (periodic duplicates and halo wrap onto the interior); -1 = not a fluid unknown.
 SIM_HD int deposit_face_u(int i, int j, const Constants& k) {
-  if (is_periodic_hd(k, kLeft)) i = (i + k.nx) % k.nx;
-  if (is_periodic_hd(k, kBottom)) j = (j + k.ny) % k.ny;
+  if (is_periodic(k, kLeft)) i = (i + k.nx) % k.nx;
+  if (is_periodic(k, kBottom)) j = (j + k.ny) % k.ny;
   if (i < k.u_i_begin || i >= k.u_i_end || j < 0 || j >= k.ny) return -1;
   return (i + 1) + (j + 1) * k.pitch;
 }
 
 SIM_HD int deposit_face_v(int i, int j, const Constants& k) {
-  if (is_periodic_hd(k, kLeft)) i = (i + k.nx) % k.nx;
-  if (is_periodic_hd(k, kBottom)) j = (j + k.ny) % k.ny;
+  if (is_periodic(k, kLeft)) i = (i + k.nx) % k.nx;
+  if (is_periodic(k, kBottom)) j = (j + k.ny) % k.ny;
   if (j < k.v_j_begin || j >= k.v_j_end || i < 0 || i >= k.nx) return -1;
   return (i + 1) + (j + 1) * k.pitch;
 }
 
-// Initial or injected particle state from counter-based random numbers.
+// Spreads an acceleration (ax, ay) at (x, y) onto the 4 u and 4 v faces
+// around it with the sampling weights, so the momentum the particles take
+// is what the fluid loses; emit(corner, u face or -1, wu ax, v face or -1, wv ay)
+// with the storage index of each face that owns its momentum.
+template <class Emit>
+SIM_HD void for_each_deposit_face(real x, real y, real ax, real ay, const Constants& k, Emit&& emit) {
+  const BilinearStencil su = stencil_u(x, y, k), sv = stencil_v(x, y, k);
+  SIM_UNROLL
+  for (int dj = 0; dj < 2; ++dj) {
+    SIM_UNROLL
+    for (int di = 0; di < 2; ++di) {
+      const real wu = (di ? su.wx : real(1) - su.wx) * (dj ? su.wy : real(1) - su.wy);
+      const real wv = (di ? sv.wx : real(1) - sv.wx) * (dj ? sv.wy : real(1) - sv.wy);
+      emit(2 * dj + di, deposit_face_u(su.i + di, su.j + dj, k), wu * ax, deposit_face_v(sv.i + di, sv.j + dj, k),
+           wv * ay);
+    }
+  }
+}
+
 }  // namespace sim

@@ -2,6 +2,7 @@
 // AoS and SoA expose the same accessors, so a templated loop runs on either;
 // the run-time --layout switch picks the instantiation once.
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -9,71 +10,112 @@
 
 namespace sim {
 
+// X(type, name) for every per-particle field, in record order: the one list
+// every layout, buffer set and copy below is generated from.
+#define SIM_PARTICLE_FIELDS(X)                                                \
+  X(real, x) X(real, y)   /* position [m] */                                  \
+  X(real, vx) X(real, vy) /* velocity [m/s] */                                \
+  X(real, d)              /* diameter [m] */                                  \
+  X(uint32_t, id)         /* stable identity (injection order) */             \
+  X(uint32_t, alive)      /* 1 in the domain, 0 removed (outflow) or never filled */
+
 // One particle, 28 bytes: what an AoS code streams per particle.
 struct Particle {
-  real x, y;    // position [m]
-  real vx, vy;  // velocity [m/s]
-  real d;       // diameter [m]
-  uint32_t id;  // stable identity (injection order)
-  uint32_t alive;  // 1 in the domain, 0 removed (outflow) or never filled
+#define SIM_FIELD(T, f) T f;
+  SIM_PARTICLE_FIELDS(SIM_FIELD)
+#undef SIM_FIELD
 };
 static_assert(sizeof(Particle) == 28, "Particle is 28 bytes");
+
+// f(a.x, b.x), f(a.y, b.y), ... for two objects with one member per field
+// (host vectors, device buffers, pinned copies, particles).
+template <class A, class B, class F>
+void zip_particle_fields(A& a, B& b, F&& f) {
+#define SIM_FIELD(T, n) f(a.n, b.n);
+  SIM_PARTICLE_FIELDS(SIM_FIELD)
+#undef SIM_FIELD
+}
+
+// f(a.x), f(a.y), ... for an object with one member per field.
+template <class A, class F>
+void for_each_particle_field(A& a, F&& f) {
+#define SIM_FIELD(T, n) f(a.n);
+  SIM_PARTICLE_FIELDS(SIM_FIELD)
+#undef SIM_FIELD
+}
 
 struct ParticlesAoSView {
   Particle* p = nullptr;
   int64_t n = 0;
   SIM_HD int64_t size() const { return n; }
-  SIM_HD real& x(int64_t i) const { return p[i].x; }
-  SIM_HD real& y(int64_t i) const { return p[i].y; }
-  SIM_HD real& vx(int64_t i) const { return p[i].vx; }
-  SIM_HD real& vy(int64_t i) const { return p[i].vy; }
-  SIM_HD real& d(int64_t i) const { return p[i].d; }
-  SIM_HD uint32_t& id(int64_t i) const { return p[i].id; }
-  SIM_HD uint32_t& alive(int64_t i) const { return p[i].alive; }
+#define SIM_FIELD(T, f) \
+  SIM_HD T& f(int64_t i) const { return p[i].f; }
+  SIM_PARTICLE_FIELDS(SIM_FIELD)
+#undef SIM_FIELD
+  SIM_HD Particle load(int64_t i) const { return p[i]; }
+  SIM_HD void store(int64_t i, const Particle& q) const { p[i] = q; }
 };
 
 struct ParticlesSoAView {
-  real *px = nullptr, *py = nullptr, *pvx = nullptr, *pvy = nullptr, *pd = nullptr;
-  uint32_t *pid = nullptr, *palive = nullptr;
+#define SIM_FIELD(T, f) T* p##f = nullptr;
+  SIM_PARTICLE_FIELDS(SIM_FIELD)
+#undef SIM_FIELD
   int64_t n = 0;
   SIM_HD int64_t size() const { return n; }
-  SIM_HD real& x(int64_t i) const { return px[i]; }
-  SIM_HD real& y(int64_t i) const { return py[i]; }
-  SIM_HD real& vx(int64_t i) const { return pvx[i]; }
-  SIM_HD real& vy(int64_t i) const { return pvy[i]; }
-  SIM_HD real& d(int64_t i) const { return pd[i]; }
-  SIM_HD uint32_t& id(int64_t i) const { return pid[i]; }
-  SIM_HD uint32_t& alive(int64_t i) const { return palive[i]; }
+#define SIM_FIELD(T, f) \
+  SIM_HD T& f(int64_t i) const { return p##f[i]; }
+  SIM_PARTICLE_FIELDS(SIM_FIELD)
+#undef SIM_FIELD
+  SIM_HD Particle load(int64_t i) const {
+    Particle q;
+#define SIM_FIELD(T, f) q.f = p##f[i];
+    SIM_PARTICLE_FIELDS(SIM_FIELD)
+#undef SIM_FIELD
+    return q;
+  }
+  SIM_HD void store(int64_t i, const Particle& q) const {
+#define SIM_FIELD(T, f) p##f[i] = q.f;
+    SIM_PARTICLE_FIELDS(SIM_FIELD)
+#undef SIM_FIELD
+  }
 };
 
-// Host storage in one of the two layouts. Files and tests exchange
-// particles as the layout-independent HostParticles below.
+// The layout-independent host form that files and tests exchange.
 struct HostParticles {
-  std::vector<real> x, y, vx, vy, d;
-  std::vector<uint32_t> id, alive;
+#define SIM_FIELD(T, f) std::vector<T> f;
+  SIM_PARTICLE_FIELDS(SIM_FIELD)
+#undef SIM_FIELD
   void resize(size_t n) {
-    x.resize(n); y.resize(n); vx.resize(n); vy.resize(n); d.resize(n);
-    id.resize(n); alive.resize(n);
+    for_each_particle_field(*this, [n](auto& f) { f.resize(n); });
   }
   size_t size() const { return x.size(); }
   ParticlesSoAView view() {
-    return {x.data(), y.data(), vx.data(), vy.data(), d.data(), id.data(), alive.data(),
-            static_cast<int64_t>(x.size())};
+    ParticlesSoAView v;
+#define SIM_FIELD(T, f) v.p##f = f.data();
+    SIM_PARTICLE_FIELDS(SIM_FIELD)
+#undef SIM_FIELD
+    v.n = static_cast<int64_t>(size());
+    return v;
   }
+  Particle load(size_t i) const {
+    Particle q;
+#define SIM_FIELD(T, f) q.f = f[i];
+    SIM_PARTICLE_FIELDS(SIM_FIELD)
+#undef SIM_FIELD
+    return q;
+  }
+  void store(size_t i, const Particle& q) { view().store(static_cast<int64_t>(i), q); }
 };
 
 inline std::vector<Particle> to_aos(const HostParticles& s) {
   std::vector<Particle> a(s.size());
-  for (size_t i = 0; i < a.size(); ++i) a[i] = {s.x[i], s.y[i], s.vx[i], s.vy[i], s.d[i], s.id[i], s.alive[i]};
+  for (size_t i = 0; i < a.size(); ++i) a[i] = s.load(i);
   return a;
 }
 
 inline void from_aos(const std::vector<Particle>& a, HostParticles& s) {
   s.resize(a.size());
-  for (size_t i = 0; i < a.size(); ++i) {
-    s.x[i] = a[i].x; s.y[i] = a[i].y; s.vx[i] = a[i].vx; s.vy[i] = a[i].vy;
-    s.d[i] = a[i].d; s.id[i] = a[i].id; s.alive[i] = a[i].alive;
-  }
+  for (size_t i = 0; i < a.size(); ++i) s.store(i, a[i]);
 }
 
 }  // namespace sim

@@ -1,5 +1,9 @@
 #include "sim/strategies.hpp"
 
+#include <string>
+
+#include "sim/config.hpp"
+
 namespace sim {
 
 #define SIM_ENUM_TABLE(E, ...)                                              \
@@ -27,4 +31,53 @@ SIM_ENUM_TABLE(InitialFlow, {InitialFlow::rest, "rest"}, {InitialFlow::uniform, 
 SIM_ENUM_TABLE(ObstacleShape, {ObstacleShape::circle, "circle"}, {ObstacleShape::rectangle, "rectangle"})
 
 #undef SIM_ENUM_TABLE
+
+namespace {
+
+template <class E>
+std::vector<std::string_view> names_of() {
+  std::vector<std::string_view> out;
+  for (const auto& [v, name] : enum_names<E>()) out.push_back(name);
+  return out;
+}
+
+}  // namespace
+
+const std::vector<StrategyOption>& strategy_options() {
+  using S = StrategyScope;
+  static const std::vector<StrategyOption> table{
+      {"layout", "run.layout", "--layout", "Particle layout", names_of<Layout>(), S::every, true,
+       [](const Config& c) { return std::string(to_string(c.layout)); }},
+      {"stencil", "gpu.stencil", "--stencil", "GPU stencil kernels", names_of<Stencil>(), S::cuda, true,
+       [](const Config& c) { return std::string(to_string(c.stencil)); }},
+      {"constants", "gpu.constants", "--constants", "Where GPU kernels read the run constants",
+       names_of<ConstantsIn>(), S::cuda, true, [](const Config& c) { return std::string(to_string(c.constants)); }},
+      {"sampling", "gpu.sampling", "--sampling", "GPU velocity sampling", names_of<Sampling>(), S::cuda, true,
+       [](const Config& c) { return std::string(to_string(c.sampling)); }},
+      {"deposit", "gpu.deposit", "--deposit", "GPU two-way force deposit", names_of<Deposit>(), S::cuda, true,
+       [](const Config& c) { return std::string(to_string(c.deposit)); }},
+      {"pressure_solver", "pressure.solver", "--pressure-solver", "Pressure solver", names_of<PressureSolverKind>(),
+       S::run, true, [](const Config& c) { return std::string(to_string(c.solver)); }},
+      {"sort_every", "gpu.sort_every", "--sort-every", "Sort particles by cell every K steps, 0 never", {}, S::cuda,
+       false, [](const Config& c) { return std::to_string(c.sort_every); }},
+      {"backend", "run.backend", "--backend", "Backend", names_of<BackendKind>(), S::run, false,
+       [](const Config& c) { return std::string(to_string(c.backend)); }},
+      {"block_x", "gpu.block_x", "--block-x", "GPU block width, 0 the stencil's default", {}, S::run, false,
+       [](const Config& c) { return std::to_string(c.block_x); }},
+      {"block_y", "gpu.block_y", "--block-y", "GPU block height, 0 the stencil's default", {}, S::run, false,
+       [](const Config& c) { return std::to_string(c.block_y); }},
+  };
+  return table;
+}
+
+std::string describe_strategies(const Config& c, StrategyScope scope) {
+  std::string out;
+  for (const StrategyOption& o : strategy_options()) {
+    if (o.scope == StrategyScope::run || (o.scope == StrategyScope::cuda && scope != StrategyScope::cuda)) continue;
+    if (!out.empty()) out += ' ';
+    out += std::string(o.name) + "=" + o.value(c);
+  }
+  return out;
+}
+
 }  // namespace sim

@@ -9,6 +9,8 @@
 
 namespace sim {
 
+struct Config;
+
 enum class Layout { aos, soa };
 enum class BackendKind { auto_, cpu, cuda };
 // naive: plain loads; ldg: const __restrict__ + __ldg; shared: tile + halo in
@@ -51,5 +53,39 @@ std::string enum_choices() {
   }
   return out;
 }
+
+// Every value of E, in table order.
+template <class E>
+std::vector<E> enum_values() {
+  std::vector<E> out;
+  for (const auto& [v, name] : enum_names<E>()) out.push_back(v);
+  return out;
+}
+
+// Which backends a strategy option selects code of.
+enum class StrategyScope {
+  run,    // chosen before any backend code (the backend, the block shape, the pressure solver)
+  every,  // every backend: reported by Backend::strategies()
+  cuda,   // the CUDA backend only: reported by its strategies()
+};
+
+// One run-time strategy option, described once for the CLI, the config
+// overrides, Backend::strategies(), the benchmark matrix and the GPU tests.
+struct StrategyOption {
+  std::string_view name;   // word of strategies() and benchmark column
+  std::string_view key;    // config key
+  std::string_view flag;   // command-line flag
+  std::string_view help;
+  std::vector<std::string_view> choices;  // the enum's names; empty: an integer
+  StrategyScope scope;
+  bool bench_axis;  // an axis of the benchmark matrix
+  std::string (*value)(const Config&);
+};
+
+// In the order of the benchmark variant names.
+const std::vector<StrategyOption>& strategy_options();
+
+// "layout=soa stencil=ldg ...": the options of `scope` (every, or every and cuda).
+std::string describe_strategies(const Config& c, StrategyScope scope);
 
 }  // namespace sim

@@ -8,6 +8,13 @@
 #define SIM_HD inline
 #endif
 
+// Unrolls the fixed-count loop that follows in device code.
+#if defined(__CUDA_ARCH__)
+#define SIM_UNROLL _Pragma("unroll")
+#else
+#define SIM_UNROLL
+#endif
+
 namespace sim {
 // Field and particle state are single precision (what the GPU streams);
 // reductions and diagnostics accumulate in double.

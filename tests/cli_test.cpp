@@ -29,9 +29,9 @@ TEST_CASE("cli: options become --set overrides after the explicit ones") {
   CHECK(r.err.empty());
   CHECK(r.options.config_path == "box.toml");
   CHECK(r.options.steps == 5);
-  CHECK(r.options.layout == "aos");
+  CHECK(r.options.strategies.at("layout") == "aos");
   CHECK(r.options.quiet);
-  CHECK(!r.options.backend);
+  CHECK(r.options.strategies.count("backend") == 0);
   CHECK(r.options.sets == std::vector<std::string>{"fluid.viscosity=0.002", "run.steps=9"});
   CHECK(cli_overrides(r.options) ==
         std::vector<std::string>{"fluid.viscosity=0.002", "run.steps=9", "run.steps=5", "run.seed=7",
@@ -53,7 +53,7 @@ TEST_CASE("cli: a single --set does not swallow the config path") {
   CHECK(r.options.config_path == "case.toml");
   CHECK(r.options.sets == std::vector<std::string>{"run.steps=3"});
   CHECK(r.options.restart == "snap.h5");
-  CHECK(parse_args({"--layout", "soa", "--layout=aos", "case.toml"}).options.layout == "aos");
+  CHECK(parse_args({"--layout", "soa", "--layout=aos", "case.toml"}).options.strategies.at("layout") == "aos");
   // Typed values are checked by the config loader, like the file.
   const Parsed neg = parse_args({"--steps", "-5", "case.toml"});
   REQUIRE(neg.code == -1);

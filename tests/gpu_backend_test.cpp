@@ -34,11 +34,9 @@ struct Variant {
   sim::Deposit deposit;
   int64_t sort_every;
   std::string name() const {
-    std::ostringstream s;
-    s << "layout=" << sim::to_string(layout) << " stencil=" << sim::to_string(stencil)
-      << " constants=" << sim::to_string(constants) << " sampling=" << sim::to_string(sampling)
-      << " deposit=" << sim::to_string(deposit) << " sort_every=" << sort_every;
-    return s.str();
+    sim::Config c;
+    apply(c);
+    return sim::describe_strategies(c, sim::StrategyScope::cuda);
   }
   void apply(sim::Config& c) const {
     c.layout = layout;
@@ -55,11 +53,11 @@ struct Variant {
 // deposit setting selects no code) only deposit=sorted.
 std::vector<Variant> all_variants(bool deposits) {
   std::vector<Variant> out;
-  for (sim::Layout l : {sim::Layout::aos, sim::Layout::soa})
+  for (sim::Layout l : sim::enum_values<sim::Layout>())
     for (sim::Stencil s : sim::test::stencils())
-      for (sim::ConstantsIn k : {sim::ConstantsIn::constant, sim::ConstantsIn::global})
-        for (sim::Sampling m : {sim::Sampling::software, sim::Sampling::texture, sim::Sampling::packed})
-          for (sim::Deposit d : {sim::Deposit::sorted, sim::Deposit::atomic})
+      for (sim::ConstantsIn k : sim::enum_values<sim::ConstantsIn>())
+        for (sim::Sampling m : sim::enum_values<sim::Sampling>())
+          for (sim::Deposit d : sim::enum_values<sim::Deposit>())
             for (int64_t sort : {0, 5}) {
               if (!deposits && d == sim::Deposit::atomic) continue;
               out.push_back({l, s, k, m, d, sort});
@@ -136,7 +134,7 @@ TEST_CASE("gpu: every strategy matches the CPU on config/channel.toml after 20 s
 
 TEST_CASE("gpu: deposit=sorted is bitwise reproducible run to run") {
   const sim::Config base = sim::test::gpu_case("box.toml", kSteps);
-  for (sim::Layout l : {sim::Layout::aos, sim::Layout::soa})
+  for (sim::Layout l : sim::enum_values<sim::Layout>())
     for (int64_t sort : {0, 5}) {
       sim::Config c = base;
       Variant{l, sim::Stencil::shared, sim::ConstantsIn::constant, sim::Sampling::software, sim::Deposit::sorted, sort}

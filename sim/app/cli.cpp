@@ -12,17 +12,6 @@
 namespace sim {
 namespace {
 
-// Same wording as the config loader, so both front ends read alike.
-template <class E>
-CLI::Validator choice_of() {
-  return CLI::Validator(
-      [](std::string& v) -> std::string {
-        if (parse_enum<E>(v)) return {};
-        return "expected one of " + enum_choices<E>() + ", got " + toml_string_literal(v);
-      },
-      "");
-}
-
 // TOML integers are signed 64-bit, so a seed must fit in one.
 CLI::Validator seed_range() {
   return CLI::Validator(
@@ -103,13 +92,51 @@ std::vector<E> enums_of(const std::vector<std::string>& names) {
   return out;
 }
 
-// A comma-separated, repeatable list of enum names.
-template <class E>
-CLI::Option* enum_list(CLI::App& app, const std::string& name, std::vector<std::string>& into, const std::string& what) {
-  return app.add_option(name, into, what + "; comma-separated or repeated, default all")
-      ->type_name(enum_choices<E>() + ",...")
+std::string joined(const std::vector<std::string_view>& names) {
+  std::string out;
+  for (std::string_view n : names) out += (out.empty() ? "" : "|") + std::string(n);
+  return out;
+}
+
+// One of the option's names, or (no names) an integer; worded as the config
+// loader, so both front ends read alike.
+CLI::Validator strategy_value(const StrategyOption& o) {
+  return CLI::Validator(
+      [&o](std::string& v) -> std::string {
+        if (o.choices.empty()) {
+          int64_t x = 0;
+          if (!CLI::detail::lexical_cast(v, x)) return "expected an integer, got " + v;
+          v = std::to_string(x);
+          return {};
+        }
+        if (std::find(o.choices.begin(), o.choices.end(), v) != o.choices.end()) return {};
+        return "expected one of " + joined(o.choices) + ", got " + toml_string_literal(v);
+      },
+      "");
+}
+
+std::string help_of(const StrategyOption& o) { return std::string(o.help) + " (" + std::string(o.key) + ")"; }
+std::string type_of(const StrategyOption& o) { return o.choices.empty() ? "N" : joined(o.choices); }
+
+// A typed option per strategy (the last of repeats wins), gathered into `into` after parsing.
+struct StrategyFlags {
+  std::vector<std::pair<const StrategyOption*, std::string>> values;
+  void add(CLI::App& app, const StrategyOption& o) {
+    values.emplace_back(&o, std::string());
+    app.add_option(std::string(o.flag), values.back().second, help_of(o))->type_name(type_of(o))->check(strategy_value(o));
+  }
+  void take(CLI::App& app, std::map<std::string, std::string, std::less<>>& into) const {
+    for (const auto& [o, v] : values)
+      if (app.get_option(std::string(o->flag))->count() > 0) into[std::string(o->name)] = v;
+  }
+};
+
+// A comma-separated, repeatable list of an axis's values.
+CLI::Option* axis_list(CLI::App& app, const StrategyOption& o, std::vector<std::string>& into) {
+  return app.add_option(std::string(o.flag), into, std::string(o.help) + "; comma-separated or repeated, default all")
+      ->type_name(type_of(o) + ",...")
       ->delimiter(',')
-      ->check(choice_of<E>())
+      ->check(strategy_value(o))
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
 }
 
@@ -124,18 +151,15 @@ int parse_bench(int argc, char** argv, CliOptions& options, std::ostream& out, s
   CliOptions r;
   r.command = Command::bench;
   BenchOptions& b = r.bench;
-  std::string backend, steps = "50", warmup = "10", copy_mib;
-  int block_x = 0, block_y = 0;
-  int64_t sort_every = 0;
-  std::vector<std::string> layouts, stencils, constants, samplings, deposits, solvers, sizes, particles;
+  std::string steps = "50", warmup = "10", copy_mib;
+  std::vector<std::string> sizes, particles;
+  std::map<std::string, std::vector<std::string>, std::less<>> axes;
+  StrategyFlags flags;
+  flags.values.reserve(strategy_options().size());
 
   app.add_option("CONFIG", r.config_path, "TOML config file (--micro: physical constants and backend only)")->required();
-  enum_list<Layout>(app, "--layout", layouts, "Particle layouts");
-  enum_list<Stencil>(app, "--stencil", stencils, "GPU stencil kernels");
-  enum_list<ConstantsIn>(app, "--constants", constants, "Where GPU kernels read the run constants");
-  enum_list<Sampling>(app, "--sampling", samplings, "GPU velocity sampling");
-  enum_list<Deposit>(app, "--deposit", deposits, "GPU two-way deposit");
-  enum_list<PressureSolverKind>(app, "--pressure-solver", solvers, "Pressure solvers");
+  for (const StrategyOption& o : strategy_options())
+    if (o.bench_axis) axis_list(app, o, axes[std::string(o.name)]);
   app.add_option("--steps", steps, "Timed steps per variant (--micro: fewest repeats per trial)")
       ->type_name("N")->check(count_at_least(1, false))->capture_default_str();
   app.add_option("--warmup", warmup, "Untimed steps (--micro: calls) before timing")
@@ -153,29 +177,23 @@ int parse_bench(int argc, char** argv, CliOptions& options, std::ostream& out, s
       ->type_name("S")->check(CLI::NonNegativeNumber);
   app.add_option("--copy-mib", copy_mib, "Buffer size of the copy-bandwidth ceiling (default 1024 GPU, 512 CPU)")
       ->type_name("MIB")->check(count_at_least(1, false));
-  auto* o_backend = app.add_option("--backend", backend, "Backend (run.backend)")
-                        ->type_name(enum_choices<BackendKind>())->check(choice_of<BackendKind>());
+  for (const StrategyOption& o : strategy_options())
+    if (!o.bench_axis) flags.add(app, o);
   app.add_option("--set", r.sets, "Override a config key; repeatable")
       ->type_name("KEY=VALUE")->allow_extra_args(false)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-  auto* o_bx = app.add_option("--block-x", block_x, "GPU block width (gpu.block_x)")->type_name("N");
-  auto* o_by = app.add_option("--block-y", block_y, "GPU block height (gpu.block_y)")->type_name("N");
-  auto* o_sort = app.add_option("--sort-every", sort_every, "Sort particles every K steps (gpu.sort_every)")->type_name("K");
   app.add_flag("--quiet", b.quiet, "Print only the table");
 
   // argv[0] is "sim", argv[1] "bench": CLI11 takes argv[0] as the program name.
   const int rc = parse_app(app, argc - 1, argv + 1, out, err);
   if (rc >= 0) return rc;
 
-  take(o_backend, backend, r.backend);
-  take(o_bx, block_x, r.block_x);
-  take(o_by, block_y, r.block_y);
-  take(o_sort, sort_every, r.sort_every);
-  b.layouts = enums_of<Layout>(layouts);
-  b.stencils = enums_of<Stencil>(stencils);
-  b.constants = enums_of<ConstantsIn>(constants);
-  b.samplings = enums_of<Sampling>(samplings);
-  b.deposits = enums_of<Deposit>(deposits);
-  b.solvers = enums_of<PressureSolverKind>(solvers);
+  flags.take(app, r.strategies);
+  b.layouts = enums_of<Layout>(axes["layout"]);
+  b.stencils = enums_of<Stencil>(axes["stencil"]);
+  b.constants = enums_of<ConstantsIn>(axes["constants"]);
+  b.samplings = enums_of<Sampling>(axes["sampling"]);
+  b.deposits = enums_of<Deposit>(axes["deposit"]);
+  b.solvers = enums_of<PressureSolverKind>(axes["pressure_solver"]);
   parse_count(steps, 1, false, b.steps);
   parse_count(warmup, 0, false, b.warmup);
   if (!copy_mib.empty()) parse_count(copy_mib, 1, false, b.copy_mib);
@@ -212,17 +230,14 @@ int parse_cli(int argc, char** argv, CliOptions& options, std::ostream& out, std
   app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
 
   CliOptions r;
-  int64_t steps = 0, snapshot_every = 0, sort_every = 0;
+  int64_t steps = 0, snapshot_every = 0;
   uint64_t seed = 0;
-  int block_x = 0, block_y = 0;
-  std::string layout, backend, output, restart, stencil, constants, sampling, deposit, solver;
+  std::string output, restart;
+  StrategyFlags flags;
+  flags.values.reserve(strategy_options().size());
 
   app.add_option("CONFIG", r.config_path, "TOML config file")->required();
   auto* o_steps = app.add_option("--steps", steps, "Time steps to run (run.steps)")->type_name("N");
-  auto* o_layout = app.add_option("--layout", layout, "Particle layout (run.layout)")
-                       ->type_name(enum_choices<Layout>())->check(choice_of<Layout>());
-  auto* o_backend = app.add_option("--backend", backend, "Backend (run.backend)")
-                        ->type_name(enum_choices<BackendKind>())->check(choice_of<BackendKind>());
   auto* o_output = app.add_option("--output", output, "Output directory (run.output)")->type_name("DIR");
   auto* o_snap = app.add_option("--snapshot-every", snapshot_every, "Snapshot interval (run.snapshot_every)")->type_name("N");
   app.add_option("--set", r.sets, "Override a config key; repeatable (value parsed as TOML, bare words as strings)")
@@ -230,38 +245,17 @@ int parse_cli(int argc, char** argv, CliOptions& options, std::ostream& out, std
   auto* o_seed = app.add_option("--seed", seed, "Random seed (run.seed)")->type_name("N")->check(seed_range());
   app.add_flag("--quiet", r.quiet, "Print only errors");
   auto* o_restart = app.add_option("--restart", restart, "Continue from a snapshot file")->type_name("FILE");
-  auto* o_stencil = app.add_option("--stencil", stencil, "GPU stencil kernels (gpu.stencil)")
-                        ->type_name(enum_choices<Stencil>())->check(choice_of<Stencil>());
-  auto* o_constants = app.add_option("--constants", constants, "GPU run constants (gpu.constants)")
-                          ->type_name(enum_choices<ConstantsIn>())->check(choice_of<ConstantsIn>());
-  auto* o_sampling = app.add_option("--sampling", sampling, "GPU velocity sampling (gpu.sampling)")
-                         ->type_name(enum_choices<Sampling>())->check(choice_of<Sampling>());
-  auto* o_deposit = app.add_option("--deposit", deposit, "GPU force deposit (gpu.deposit)")
-                        ->type_name(enum_choices<Deposit>())->check(choice_of<Deposit>());
-  auto* o_sort = app.add_option("--sort-every", sort_every, "Sort particles every K steps (gpu.sort_every)")->type_name("K");
-  auto* o_solver = app.add_option("--pressure-solver", solver, "Pressure solver (pressure.solver)")
-                       ->type_name(enum_choices<PressureSolverKind>())->check(choice_of<PressureSolverKind>());
-  auto* o_bx = app.add_option("--block-x", block_x, "GPU block width (gpu.block_x)")->type_name("N");
-  auto* o_by = app.add_option("--block-y", block_y, "GPU block height (gpu.block_y)")->type_name("N");
+  for (const StrategyOption& o : strategy_options()) flags.add(app, o);
 
   const int rc = parse_app(app, argc, argv, out, err);
   if (rc >= 0) return rc;
 
   take(o_steps, steps, r.steps);
-  take(o_layout, layout, r.layout);
-  take(o_backend, backend, r.backend);
   take(o_output, output, r.output);
   take(o_snap, snapshot_every, r.snapshot_every);
   take(o_seed, seed, r.seed);
   take(o_restart, restart, r.restart);
-  take(o_stencil, stencil, r.stencil);
-  take(o_constants, constants, r.constants);
-  take(o_sampling, sampling, r.sampling);
-  take(o_deposit, deposit, r.deposit);
-  take(o_sort, sort_every, r.sort_every);
-  take(o_solver, solver, r.pressure_solver);
-  take(o_bx, block_x, r.block_x);
-  take(o_by, block_y, r.block_y);
+  flags.take(app, r.strategies);
   options = std::move(r);
   return -1;
 }
@@ -282,16 +276,11 @@ std::vector<std::string> cli_overrides(const CliOptions& o) {
   number("run.seed", o.seed);
   number("run.snapshot_every", o.snapshot_every);
   text("run.output", o.output);
-  text("run.layout", o.layout);
-  text("run.backend", o.backend);
-  text("pressure.solver", o.pressure_solver);
-  text("gpu.stencil", o.stencil);
-  text("gpu.constants", o.constants);
-  text("gpu.sampling", o.sampling);
-  text("gpu.deposit", o.deposit);
-  number("gpu.sort_every", o.sort_every);
-  number("gpu.block_x", o.block_x);
-  number("gpu.block_y", o.block_y);
+  for (const StrategyOption& s : strategy_options()) {
+    const auto given = o.strategies.find(s.name);
+    if (given == o.strategies.end()) continue;
+    v.push_back(std::string(s.key) + "=" + (s.choices.empty() ? given->second : toml_string_literal(given->second)));
+  }
   return v;
 }
 

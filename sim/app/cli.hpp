@@ -4,6 +4,8 @@
 // line and the config file are validated by the same code (io/config_loader).
 #pragma once
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -19,15 +21,14 @@ struct CliOptions {
   Command command = Command::run;
   std::string config_path;
   std::optional<int64_t> steps;
-  std::optional<std::string> layout, backend, output;
+  std::optional<std::string> output;
   std::optional<int64_t> snapshot_every;
   std::vector<std::string> sets;  // --set KEY=VALUE, in command-line order
   std::optional<uint64_t> seed;
   bool quiet = false;
   std::optional<std::string> restart;
-  std::optional<std::string> stencil, constants, sampling, deposit, pressure_solver;
-  std::optional<int64_t> sort_every;
-  std::optional<int> block_x, block_y;
+  // Strategy options given (sim/strategies.hpp): option name -> value as typed.
+  std::map<std::string, std::string, std::less<>> strategies;
   BenchOptions bench;  // `sim bench` only: the matrix axes, steps, outputs
 };
 

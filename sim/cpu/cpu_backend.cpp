@@ -8,8 +8,10 @@
 #include <chrono>
 #include <cmath>
 #include <sstream>
+#include <utility>
 
 #include "sim/cpu/cpu_backend.hpp"
+#include "sim/faces.hpp"
 #include "sim/fluid_physics.hpp"
 #include "sim/halo.hpp"
 #include "sim/injection.hpp"
@@ -50,7 +52,7 @@ class CpuBackend final : public Backend {
     return s.str();
   }
   std::string strategies() const override {
-    return std::string("layout=") + std::string(to_string(cfg_.layout));
+    return describe_strategies(cfg_, StrategyScope::every);
   }
 
   void upload(const SimState& s) override {
@@ -81,7 +83,11 @@ class CpuBackend final : public Backend {
     });
   }
 
-  void fill_velocity_halo() override { fill_halo(u_.data(), v_.data()); }
+  using Backend::fill_velocity_halo;
+  void fill_velocity_halo(VelocityField f) override {
+    const auto [u, v] = velocity(f);
+    fill_halo(u, v);
+  }
 
   void step_particles(uint64_t first_id, int64_t count) override {
     if (cfg_.layout == Layout::aos)
@@ -90,12 +96,10 @@ class CpuBackend final : public Backend {
       particles_impl(parts_.view(), first_id, count);
   }
 
-  // Midpoint RK2: u_h = u + dt/2 A(u), u_s = u + dt A(u_h).
-  void advect() override {
-    advect_stage(u_.data(), v_.data(), u_.data(), v_.data(), uh_.data(), vh_.data(), real(0.5) * k_.dt);
-    fill_halo(uh_.data(), vh_.data());
-    advect_stage(uh_.data(), vh_.data(), u_.data(), v_.data(), us_.data(), vs_.data(), k_.dt);
-    fill_halo(us_.data(), vs_.data());
+  void advect_stage(VelocityField in, VelocityField out, real dt_fraction) override {
+    const auto [ui, vi] = velocity(in);
+    const auto [uo, vo] = velocity(out);
+    advect_faces(ui, vi, u_.data(), v_.data(), uo, vo, dt_fraction * k_.dt);
   }
 
   void diffuse() override {
@@ -105,11 +109,11 @@ class CpuBackend final : public Backend {
     for (int j = 0; j <= g_.ny; ++j) {
       for (int i = 0; i <= g_.nx; ++i) {
         const int c = at(k_, i, j);
-        if (active_u(i, j))
-          u_[c] = solid_u(i, j) ? real(0)
+        if (active_u(i, j, k_))
+          u_[c] = solid_u_at(c) ? real(0)
                                 : diffuse_point(us[c], us[c - 1], us[c + 1], us[c - k_.pitch], us[c + k_.pitch], fu_[c], k_);
-        if (active_v(i, j))
-          v_[c] = solid_v(i, j) ? real(0)
+        if (active_v(i, j, k_))
+          v_[c] = solid_v_at(c) ? real(0)
                                 : diffuse_point(vs[c], vs[c - 1], vs[c + 1], vs[c - k_.pitch], vs[c + k_.pitch], fv_[c], k_);
       }
     }
@@ -190,8 +194,8 @@ class CpuBackend final : public Backend {
     for (int j = 0; j <= g_.ny; ++j)
       for (int i = 0; i <= g_.nx; ++i) {
         const int c = at(k_, i, j);
-        if (active_u(i, j)) u_[c] = solid_u(i, j) ? real(0) : project_point(u_[c], p[c - 1], p[c], k_.inv_dx, k_);
-        if (active_v(i, j)) v_[c] = solid_v(i, j) ? real(0) : project_point(v_[c], p[c - k_.pitch], p[c], k_.inv_dy, k_);
+        if (active_u(i, j, k_)) u_[c] = solid_u_at(c) ? real(0) : project_point(u_[c], p[c - 1], p[c], k_.inv_dx, k_);
+        if (active_v(i, j, k_)) v_[c] = solid_v_at(c) ? real(0) : project_point(v_[c], p[c - k_.pitch], p[c], k_.inv_dy, k_);
       }
     fill_halo(u_.data(), v_.data());
   }
@@ -216,10 +220,8 @@ class CpuBackend final : public Backend {
     return acc;
   }
 
-  bool active_u(int i, int j) const { return i >= k_.u_i_begin && i < k_.u_i_end && j < g_.ny; }
-  bool active_v(int i, int j) const { return j >= k_.v_j_begin && j < k_.v_j_end && i < g_.nx; }
-  bool solid_u(int i, int j) const { return k_.has_solids && (open_[at(k_, i - 1, j)] == 0 || open_[at(k_, i, j)] == 0); }
-  bool solid_v(int i, int j) const { return k_.has_solids && (open_[at(k_, i, j - 1)] == 0 || open_[at(k_, i, j)] == 0); }
+  bool solid_u_at(int c) const { return k_.has_solids && solid_u(open_.data(), c); }
+  bool solid_v_at(int c) const { return k_.has_solids && solid_v(open_.data(), c, k_.pitch); }
   Nb neighbours_open(int c) const {
     if (!k_.has_solids) return {1, 1, 1, 1, 1};
     return {open_[c], open_[c - 1], open_[c + 1], open_[c - k_.pitch], open_[c + k_.pitch]};
@@ -232,19 +234,23 @@ class CpuBackend final : public Backend {
     for (int i = -1; i <= g_.nx + 1; ++i) halo_velocity_y(u, v, i, k_);
   }
 
+  std::pair<real*, real*> velocity(VelocityField f) {
+    return {of_field(f, u_, uh_, us_).data(), of_field(f, v_, vh_, vs_).data()};
+  }
+
   // out = base + h A(in) on active faces; solid faces 0.
-  void advect_stage(const real* ui, const real* vi, const real* ub, const real* vb, real* uo, real* vo, real h) {
+  void advect_faces(const real* ui, const real* vi, const real* ub, const real* vb, real* uo, real* vo, real h) {
     const int P = k_.pitch;
 #pragma omp parallel for schedule(static)
     for (int j = 0; j <= g_.ny; ++j)
       for (int i = 0; i <= g_.nx; ++i) {
         const int c = at(k_, i, j);
-        if (active_u(i, j))
-          uo[c] = solid_u(i, j) ? real(0)
+        if (active_u(i, j, k_))
+          uo[c] = solid_u_at(c) ? real(0)
                                 : ub[c] + h * advect_u_point(ui[c], ui[c - 1], ui[c + 1], ui[c - P], ui[c + P],
                                                              vi[c - 1], vi[c], vi[c - 1 + P], vi[c + P], k_);
-        if (active_v(i, j))
-          vo[c] = solid_v(i, j) ? real(0)
+        if (active_v(i, j, k_))
+          vo[c] = solid_v_at(c) ? real(0)
                                 : vb[c] + h * advect_v_point(vi[c], vi[c - 1], vi[c + 1], vi[c - P], vi[c + P],
                                                              ui[c - P], ui[c + 1 - P], ui[c], ui[c + 1], k_);
       }
@@ -252,10 +258,7 @@ class CpuBackend final : public Backend {
 
   template <class View>
   void particles_impl(View p, uint64_t first_id, int64_t count);
-  void sample_velocity(real x, real y, real& ufx, real& ufy) const;
   void deposit_reactions(int64_t n);
-  template <class Owns>
-  void deposit_at(real x, real y, real ax, real ay, Owns owns);
 
   Config cfg_;
   Grid g_;
@@ -283,7 +286,7 @@ void CpuBackend::particles_impl(View p, uint64_t first_id, int64_t count) {
     reaction_.assign(static_cast<size_t>(4 * n), real(0));
     reaction_row_.assign(static_cast<size_t>(n), kNoDeposit);
   }
-  const bool wraps = is_periodic_hd(k_, kBottom);  // a deposit near y = 0 or ly lands on the far rows
+  const bool wraps = is_periodic(k_, kBottom);  // a deposit near y = 0 or ly lands on the far rows
   int64_t removed = 0;
 #pragma omp parallel for schedule(static) reduction(+ : removed)
   for (int64_t i = 0; i < n; ++i) {
@@ -291,7 +294,7 @@ void CpuBackend::particles_impl(View p, uint64_t first_id, int64_t count) {
     ParticleMotion s{p.x(i), p.y(i), p.vx(i), p.vy(i)};
     const real d = p.d(i);
     real ufx, ufy;
-    sample_velocity(s.x, s.y, ufx, ufy);
+    sample_velocity(u_.data(), v_.data(), s.x, s.y, k_, ufx, ufy);
     const ParticleUpdate up = update_particle(s, d, ufx, ufy, k_);
     if (two_way) {
       real* r = &reaction_[static_cast<size_t>(4 * i)];
@@ -319,22 +322,8 @@ void CpuBackend::particles_impl(View p, uint64_t first_id, int64_t count) {
     const uint64_t id = first_id + static_cast<uint64_t>(q);
     const int64_t slot = static_cast<int64_t>(id % static_cast<uint64_t>(n));
     if (p.alive(slot)) ++counters_.recycled;
-    const Particle np = injected_particle(cfg_.seed, id, inj_);
-    p.x(slot) = np.x;
-    p.y(slot) = np.y;
-    p.vx(slot) = np.vx;
-    p.vy(slot) = np.vy;
-    p.d(slot) = np.d;
-    p.id(slot) = np.id;
-    p.alive(slot) = np.alive;
+    p.store(slot, injected_particle(cfg_.seed, id, inj_));
   }
-}
-
-void CpuBackend::sample_velocity(real x, real y, real& ufx, real& ufy) const {
-  const Stencil2 su = stencil_u(x, y, k_), sv = stencil_v(x, y, k_);
-  const int cu = at(k_, su.i, su.j), cv = at(k_, sv.i, sv.j), P = k_.pitch;
-  ufx = bilinear(u_[cu], u_[cu + 1], u_[cu + P], u_[cu + 1 + P], su.wx, su.wy);
-  ufy = bilinear(v_[cv], v_[cv + 1], v_[cv + P], v_[cv + 1 + P], sv.wx, sv.wy);
 }
 
 // The drag reactions of the step onto fu and fv. The storage rows are dealt
@@ -356,25 +345,12 @@ void CpuBackend::deposit_reactions(int64_t n) {
       if (row == kNoDeposit) continue;
       if (row != kAnyRow && !owns_row(row) && !owns_row(row + 1) && !owns_row(row + 2)) continue;
       const real* r = &reaction_[static_cast<size_t>(4 * i)];
-      deposit_at(r[0], r[1], r[2], r[3], owns_face);
+      for_each_deposit_face(r[0], r[1], r[2], r[3], k_, [&](int, int fu, real a_u, int fv, real a_v) {
+        if (owns_face(fu)) fu_[fu] += a_u;
+        if (owns_face(fv)) fv_[fv] += a_v;
+      });
     }
   }
-}
-
-// Spread an acceleration onto the faces with the sampling weights; only the
-// faces `owns(storage index)` accepts (-1: not a fluid unknown).
-template <class Owns>
-void CpuBackend::deposit_at(real x, real y, real ax, real ay, Owns owns) {
-  const Stencil2 su = stencil_u(x, y, k_), sv = stencil_v(x, y, k_);
-  for (int dj = 0; dj < 2; ++dj)
-    for (int di = 0; di < 2; ++di) {
-      const real wu = (di ? su.wx : real(1) - su.wx) * (dj ? su.wy : real(1) - su.wy);
-      const real wv = (di ? sv.wx : real(1) - sv.wx) * (dj ? sv.wy : real(1) - sv.wy);
-      const int fu = deposit_face_u(su.i + di, su.j + dj, k_);
-      const int fv = deposit_face_v(sv.i + di, sv.j + dj, k_);
-      if (owns(fu)) fu_[fu] += wu * ax;
-      if (owns(fv)) fv_[fv] += wv * ay;
-    }
 }
 
 Diagnostics CpuBackend::diagnostics() {
@@ -388,26 +364,13 @@ Diagnostics CpuBackend::diagnostics() {
     }
     return m;
   });
-  // Owned faces: active ones plus prescribed boundary faces (their momentum is the wall's).
-  const double cell_mass = k_.cell_mass;
-  std::array<double, 4> acc{};
+  FaceSums f{{0, 0}, 0, 0};
   for (int j = 0; j <= g_.ny; ++j)
-    for (int i = 0; i <= g_.nx; ++i) {
-      const int c = at(k_, i, j);
-      if (active_u(i, j)) {
-        acc[0] += cell_mass * u_[c];
-        acc[2] += 0.5 * k_.rho_f * k_.dx * k_.dy * double(u_[c]) * u_[c];
-        d.max_speed = std::max(d.max_speed, std::abs(static_cast<double>(u_[c])));
-      }
-      if (active_v(i, j)) {
-        acc[1] += cell_mass * v_[c];
-        acc[2] += 0.5 * k_.rho_f * k_.dx * k_.dy * double(v_[c]) * v_[c];
-        d.max_speed = std::max(d.max_speed, std::abs(static_cast<double>(v_[c])));
-      }
-    }
-  d.fluid_momentum[0] = acc[0];
-  d.fluid_momentum[1] = acc[1];
-  d.kinetic_energy = acc[2];
+    for (int i = 0; i <= g_.nx; ++i) add_face_point(f, i, j, at(k_, i, j), u_.data(), v_.data(), k_);
+  d.fluid_momentum[0] = f.momentum[0];
+  d.fluid_momentum[1] = f.momentum[1];
+  d.kinetic_energy = f.kinetic_energy;
+  d.max_speed = f.max_speed;
   auto particles = [&](auto p) {
     for (int64_t i = 0; i < p.size(); ++i) {
       if (!p.alive(i)) continue;

@@ -31,7 +31,7 @@ inline std::vector<Stencil> stencils() {
   const char* e = std::getenv("SIM_GPU_TEST_STENCIL");
   if (e)
     if (auto s = parse_enum<Stencil>(e)) return {*s};
-  return {Stencil::naive, Stencil::ldg, Stencil::shared, Stencil::vector};
+  return enum_values<Stencil>();
 }
 
 // config/<name> for `steps` steps, shrunk in small mode.

@@ -7,6 +7,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <iosfwd>
 #include <map>
 #include <string>
@@ -35,6 +36,37 @@ struct BenchOptions {
   int64_t copy_mib = 0;    // size of the copy-bandwidth buffers; 0 = 1024 MiB on the GPU, 512 MiB on the CPU
   bool quiet = false;      // only the table
 };
+
+// The values of an axis: those given, or every value.
+template <class E>
+std::vector<E> all_or(const std::vector<E>& given) {
+  return given.empty() ? enum_values<E>() : given;
+}
+
+// One axis of a benchmark: a change to the config per value.
+using BenchAxis = std::vector<std::function<void(Config&)>>;
+
+template <class E>
+BenchAxis bench_axis(E Config::*member, const std::vector<E>& values) {
+  BenchAxis axis;
+  for (E v : values) axis.push_back([member, v](Config& c) { c.*member = v; });
+  return axis;
+}
+
+// `base` with every combination of the axes' values, the first axis outermost.
+inline std::vector<Config> combinations(const Config& base, const std::vector<BenchAxis>& axes) {
+  std::vector<Config> out{base};
+  for (const BenchAxis& axis : axes) {
+    std::vector<Config> next;
+    for (const Config& c : out)
+      for (const auto& apply : axis) {
+        next.push_back(c);
+        apply(next.back());
+      }
+    out = std::move(next);
+  }
+  return out;
+}
 
 // Returns the exit status: 0, or 1 when a variant failed (the others are
 // still reported and written); errors are one line on `err`.

@@ -15,14 +15,6 @@
 namespace sim {
 namespace {
 
-template <class E>
-std::vector<E> all_or(const std::vector<E>& given) {
-  if (!given.empty()) return given;
-  std::vector<E> all;
-  for (const auto& [v, name] : enum_names<E>()) all.push_back(v);
-  return all;
-}
-
 // An axis that cannot change the result on this backend or case: one value,
 // the config's own.
 template <class E>
@@ -61,12 +53,8 @@ double residual_checks(const PressureStats& p, int check_every) {
 
 void describe(BenchRow& row, const Config& v, bool cuda) {
   row.set("variant", variant_name(v, cuda));
-  row.set("layout", std::string(to_string(v.layout)));
-  row.set("stencil", std::string(to_string(v.stencil)));
-  row.set("constants", std::string(to_string(v.constants)));
-  row.set("sampling", std::string(to_string(v.sampling)));
-  row.set("deposit", std::string(to_string(v.deposit)));
-  row.set("pressure_solver", std::string(to_string(v.solver)));
+  for (const StrategyOption& o : strategy_options())
+    if (o.bench_axis) row.set(std::string(o.name), o.value(v));
 }
 
 // Steps one variant and fills its row; throws what the backend throws.
@@ -128,11 +116,10 @@ void measure(const Config& v, const SimState& state, const BenchOptions& opts, b
 }  // namespace
 
 std::string variant_name(const Config& c, bool cuda) {
-  std::string s(to_string(c.layout));
-  if (cuda)
-    for (std::string_view part : {to_string(c.stencil), to_string(c.constants), to_string(c.sampling), to_string(c.deposit)})
-      s += "/" + std::string(part);
-  return s + "/" + std::string(to_string(c.solver));
+  std::string s;
+  for (const StrategyOption& o : strategy_options())
+    if (o.bench_axis && (cuda || o.scope != StrategyScope::cuda)) s += (s.empty() ? "" : "/") + o.value(c);
+  return s;
 }
 
 std::vector<Config> bench_variants(const Config& cfg, const BenchOptions& o, bool cuda, std::vector<std::string>* notes) {
@@ -146,23 +133,9 @@ std::vector<Config> bench_variants(const Config& cfg, const BenchOptions& o, boo
   const auto deposits = axis(o.deposits, cuda && particles && cfg.two_way, cfg.deposit, "deposit",
                              !cuda ? cpu : (particles ? "particles.two_way = false" : none), notes);
   const auto solvers = all_or(o.solvers);
-  std::vector<Config> out;
-  for (Layout l : layouts)
-    for (Stencil st : stencils)
-      for (ConstantsIn k : constants)
-        for (Sampling sa : samplings)
-          for (Deposit de : deposits)
-            for (PressureSolverKind so : solvers) {
-              Config v = cfg;
-              v.layout = l;
-              v.stencil = st;
-              v.constants = k;
-              v.sampling = sa;
-              v.deposit = de;
-              v.solver = so;
-              out.push_back(v);
-            }
-  return out;
+  return combinations(cfg, {bench_axis(&Config::layout, layouts), bench_axis(&Config::stencil, stencils),
+                            bench_axis(&Config::constants, constants), bench_axis(&Config::sampling, samplings),
+                            bench_axis(&Config::deposit, deposits), bench_axis(&Config::solver, solvers)});
 }
 
 BenchReport run_matrix(const Config& cfg, const BenchOptions& opts, bool cuda, double ceiling_gbps, std::ostream& log) {

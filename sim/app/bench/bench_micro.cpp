@@ -28,14 +28,6 @@ constexpr int kTrials = 5;
 constexpr int kParticleGrid = 512;  // u and v: 2 MB, resident in any L2 of interest
 constexpr double kFlowSpeed = 0.1;  // Taylor-Green amplitude the particles move in [m/s]
 
-template <class E>
-std::vector<E> all_or(const std::vector<E>& given) {
-  if (!given.empty()) return given;
-  std::vector<E> all;
-  for (const auto& [v, name] : enum_names<E>()) all.push_back(v);
-  return all;
-}
-
 // The timed configuration's step: cfl * min(viscous, advective at speed u) capped by dt_max.
 double micro_dt(const Config& c, double speed) {
   if (c.dt > 0) return c.dt;
@@ -242,14 +234,7 @@ SimState sorted_by_cell(const SimState& s) {
   SimState out = s;
   HostParticles& o = out.particles;
   for (size_t q = 0; q < n; ++q) {
-    const size_t d = start[key[q]]++;
-    o.x[d] = p.x[q];
-    o.y[d] = p.y[q];
-    o.vx[d] = p.vx[q];
-    o.vy[d] = p.vy[q];
-    o.d[d] = p.d[q];
-    o.id[d] = p.id[q];
-    o.alive[d] = p.alive[q];
+    o.store(start[key[q]]++, p.load(q));
   }
   return out;
 }
@@ -288,50 +273,48 @@ void particle_steps(Context& x, const Config& cfg, int grid_n, int64_t count, Pa
   const auto samplings = x.cuda ? all_or(x.opts.samplings) : std::vector<Sampling>{cfg.sampling};
   const auto constants = x.cuda ? all_or(x.opts.constants) : std::vector<ConstantsIn>{cfg.constants};
   const Grid g = Grid::make(base.nx, base.ny, base.lx, base.ly);
-  for (Layout l : layouts)
-    for (Sampling sa : samplings)
-      for (ConstantsIn k : constants) {
-        Config c = base;
-        c.layout = l;
-        c.sampling = sa;
-        c.constants = k;
-        if (order == ParticleOrder::sorted_each_step) c.sort_every = 1;
-        BenchRow row;
-        row.set("benchmark", "particle_step");
-        row.set("size", static_cast<double>(count));
-        row.set("size_text", count_text(count));
-        row.set("items", "particles");
-        const std::string sorted = order_suffix(order);
-        row.set("variant", x.cuda ? std::string(to_string(l)) + "/" + std::string(to_string(sa)) + "/" +
-                                        std::string(to_string(k)) + sorted
-                                  : std::string(to_string(l)) + sorted);
-        row.set("layout", std::string(to_string(l)));
-        row.set("sampling", std::string(to_string(sa)));
-        row.set("constants", std::string(to_string(k)));
-        row.set("backend", x.report.backend);
-        std::string error;
-        std::unique_ptr<Backend> b;
-        if (!out_of_time(x.opts)) {
-          if (!s) {
-            s = std::make_unique<SimState>(make_initial_state(base));
-            if (order == ParticleOrder::cell_sorted) *s = sorted_by_cell(*s);
-          }
-          b = fresh_backend(x, c, *s, dt, error);
-        }
-        if (b) row.set("backend", b->name());
-        if (!error.empty()) {
-          row.set("error", error);
-          x.report.rows.push_back(std::move(row));
-          continue;
-        }
-        const double n = static_cast<double>(count);
-        const double bytes = (traffic::particle_step(n, 0, l, false) + traffic::velocity_sample(sa, traffic::faces(g)) +
-                              traffic::particle_sort(n, l, g, c.sort_every))
-                                 .bytes /
-                             n;
-        Backend* bp = b.get();
-        measure(x, row, bp, n, bytes, [bp] { bp->step_particles(0, 0); });
+  if (order == ParticleOrder::sorted_each_step) base.sort_every = 1;
+  for (const Config& c : combinations(base, {bench_axis(&Config::layout, layouts), bench_axis(&Config::sampling, samplings),
+                                             bench_axis(&Config::constants, constants)})) {
+    const Layout l = c.layout;
+    const Sampling sa = c.sampling;
+    const ConstantsIn k = c.constants;
+    BenchRow row;
+    row.set("benchmark", "particle_step");
+    row.set("size", static_cast<double>(count));
+    row.set("size_text", count_text(count));
+    row.set("items", "particles");
+    const std::string sorted = order_suffix(order);
+    row.set("variant", x.cuda ? std::string(to_string(l)) + "/" + std::string(to_string(sa)) + "/" +
+                                    std::string(to_string(k)) + sorted
+                              : std::string(to_string(l)) + sorted);
+    row.set("layout", std::string(to_string(l)));
+    row.set("sampling", std::string(to_string(sa)));
+    row.set("constants", std::string(to_string(k)));
+    row.set("backend", x.report.backend);
+    std::string error;
+    std::unique_ptr<Backend> b;
+    if (!out_of_time(x.opts)) {
+      if (!s) {
+        s = std::make_unique<SimState>(make_initial_state(base));
+        if (order == ParticleOrder::cell_sorted) *s = sorted_by_cell(*s);
       }
+      b = fresh_backend(x, c, *s, dt, error);
+    }
+    if (b) row.set("backend", b->name());
+    if (!error.empty()) {
+      row.set("error", error);
+      x.report.rows.push_back(std::move(row));
+      continue;
+    }
+    const double n = static_cast<double>(count);
+    const double bytes = (traffic::particle_step(n, 0, l, false) + traffic::velocity_sample(sa, traffic::faces(g)) +
+                          traffic::particle_sort(n, l, g, c.sort_every))
+                             .bytes /
+                         n;
+    Backend* bp = b.get();
+    measure(x, row, bp, n, bytes, [bp] { bp->step_particles(0, 0); });
+  }
 }
 
 // MGPCG on an n x n closed box (walls, no obstacle, cavity-like), the

@@ -95,12 +95,17 @@ void print_rows(std::ostream& os, const BenchReport& rep, const std::vector<Col>
 }  // namespace
 
 const std::vector<std::string>& matrix_columns() {
-  static const std::vector<std::string> c = {
-      "variant", "backend", "layout", "stencil", "constants", "sampling", "deposit", "pressure_solver",
-      "steps", "iterations_per_step",
-      "particles_ms", "advect_ms", "diffuse_ms", "pressure_ms", "project_ms", "other_ms", "total_ms",
-      "bytes_per_step", "flops_per_step", "gbps", "copy_pct", "relative_speed",
-      "particles_gbps", "advect_gbps", "diffuse_gbps", "pressure_gbps", "project_gbps", "error"};
+  static const std::vector<std::string> c = [] {
+    std::vector<std::string> names = {"variant", "backend"};
+    for (const StrategyOption& o : strategy_options())
+      if (o.bench_axis) names.emplace_back(o.name);
+    for (const char* n : {"steps", "iterations_per_step", "particles_ms", "advect_ms", "diffuse_ms", "pressure_ms",
+                          "project_ms", "other_ms", "total_ms", "bytes_per_step", "flops_per_step", "gbps",
+                          "copy_pct", "relative_speed", "particles_gbps", "advect_gbps", "diffuse_gbps",
+                          "pressure_gbps", "project_gbps", "error"})
+      names.emplace_back(n);
+    return names;
+  }();
   return c;
 }
 
