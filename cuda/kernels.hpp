@@ -192,6 +192,6 @@ struct ParticleSums {
 };
 ParticleSums particle_sums(const Exec& e, const ReduceScratch& r, const DeviceParticles& p);
 
-// Bytes and flops per kernel, for bandwidth figures: sim/traffic.hpp (one model for every backend).
+// Bytes and flops per kernel, for bandwidth figures: sim/app/bench/traffic.hpp (one model for every backend).
 
 }  // namespace sim::cuda

@@ -20,8 +20,9 @@
 #include <algorithm>
 
 #include "cuda/check.hpp"
-#include "cuda/faces.cuh"
 #include "cuda/poisson_kernels.hpp"
+#include "sim/faces.hpp"
+#include "sim/fluid_physics.hpp"
 
 namespace sim::cuda {
 namespace {
@@ -412,16 +413,11 @@ __global__ void project_double_kernel(Constants k, const double* __restrict__ x,
   const int j = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
   if (i > k.nx || j > k.ny) return;
   const int c = (i + 1) + (j + 1) * k.pitch;
-  if (active_u(i, j, k)) {
-    const bool solid = k.has_solids && (__ldg(open + c - 1) == 0.f || __ldg(open + c) == 0.f);
-    const float g = static_cast<float>((__ldg(x + c) - __ldg(x + c - 1)) * static_cast<double>(k.inv_dx));
-    u[c] = solid ? 0.f : u[c] - k.dt * g;
-  }
-  if (active_v(i, j, k)) {
-    const bool solid = k.has_solids && (__ldg(open + c - k.pitch) == 0.f || __ldg(open + c) == 0.f);
-    const float g = static_cast<float>((__ldg(x + c) - __ldg(x + c - k.pitch)) * static_cast<double>(k.inv_dy));
-    v[c] = solid ? 0.f : v[c] - k.dt * g;
-  }
+  if (active_u(i, j, k))
+    u[c] = k.has_solids && solid_u(open, c) ? 0.f : project_point(u[c], __ldg(x + c - 1), __ldg(x + c), k.inv_dx, k);
+  if (active_v(i, j, k))
+    v[c] = k.has_solids && solid_v(open, c, k.pitch) ? 0.f
+                                                     : project_point(v[c], __ldg(x + c - k.pitch), __ldg(x + c), k.inv_dy, k);
 }
 
 constexpr int kFlatBlock = 256;

@@ -1,5 +1,5 @@
 // Command line of the `sim` executable: `sim [OPTIONS] CONFIG` runs a case,
-// `sim bench [OPTIONS] CONFIG` benchmarks strategies (sim/bench.hpp). Every
+// `sim bench [OPTIONS] CONFIG` benchmarks strategies (sim/app/bench/bench.hpp). Every
 // typed config option becomes a `--set KEY=VALUE` override, so the command
 // line and the config file are validated by the same code (io/config_loader).
 #pragma once

@@ -1,9 +1,9 @@
 // `sim bench CONFIG`: times the run-time strategies against each other on
 // one initial state and reports ms/step per phase, effective bandwidth from
-// the byte model of sim/traffic.hpp, and the fraction of a copy bandwidth
+// the byte model of sim/app/bench/traffic.hpp, and the fraction of a copy bandwidth
 // measured in the same run. `--micro` times single primitives instead
 // (pressure sweeps on large grids, the particle step of many particles).
-// The table, the CSV and the JSON hold the same numbers (docs/PERFORMANCE.md).
+// The table, the CSV and the JSON hold the same numbers (docs/BENCH.md).
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -106,7 +106,7 @@ struct BenchReport {
 BenchReport start_report(const std::string& suite, const Config& cfg, const BenchOptions& opts, bool cuda,
                          std::vector<std::string> columns);
 
-// The documented CSV headers (docs/PERFORMANCE.md).
+// The documented CSV headers (docs/BENCH.md).
 const std::vector<std::string>& matrix_columns();
 const std::vector<std::string>& micro_columns();
 
@@ -128,7 +128,7 @@ std::vector<Config> bench_variants(const Config& cfg, const BenchOptions& opts, 
 // "soa/ldg/constant/software/sorted/sor" on the GPU, "soa/sor" on the CPU.
 std::string variant_name(const Config& c, bool cuda);
 
-// The two suites (sim/bench_matrix.cpp, sim/bench_micro.cpp); progress and
+// The two suites (sim/app/bench/bench_matrix.cpp, bench_micro.cpp); progress and
 // notes go to `log`; `cuda` says which backend the config resolves to.
 BenchReport run_matrix(const Config& cfg, const BenchOptions& opts, bool cuda, double ceiling_gbps,
                        std::ostream& log);

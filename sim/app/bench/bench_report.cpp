@@ -171,7 +171,7 @@ void print_bench_table(std::ostream& os, const BenchReport& r) {
                 {"%copy", 5, nullptr, "copy_pct", "%.1f"}});
     return;
   }
-  os << "ms per step by phase; GB/s from the bytes of sim/traffic.hpp over the total; speed relative to the slowest\n";
+  os << "ms per step by phase; GB/s from the bytes of sim/app/bench/traffic.hpp over the total; speed relative to the slowest\n";
   print_rows(os, r,
              {{"variant", 0, show_text, "variant", nullptr},
               {"it/step", 7, nullptr, "iterations_per_step", "%.1f"},

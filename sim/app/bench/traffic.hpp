@@ -2,7 +2,7 @@
 // through device memory (each array element it needs read once, each
 // output written once, at the 32-byte sector granularity of the memory
 // system) and the arithmetic it does per point. `sim bench` divides these
-// by measured times for effective GB/s; docs/PERFORMANCE.md states the
+// by measured times for effective GB/s; docs/BENCH.md states the
 // same arithmetic. One model for every backend: on the CPU the same bytes
 // cross the memory bus (when the arrays exceed the caches).
 //
