@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "sim/cpu/cpu_backend.hpp"
+#include "sim/cpu/cpu_poisson.hpp"
 #include "sim/fluid_physics.hpp"
 #include "sim/halo.hpp"
 #include "sim/injection.hpp"
@@ -184,7 +185,25 @@ class CpuBackend final : public Backend {
     }));
   }
 
+  // Multigrid-preconditioned CG (sim/cpu/cpu_poisson.hpp).
+  void poisson_setup(const PoissonHierarchy& h) override { poisson_.setup(h, open_); }
+  double pcg_start() override { return poisson_.pcg_start(rhs_.data()); }
+  void mg_load_residual() override { poisson_.mg_load_residual(); }
+  void mg_smooth(int level, int color) override { poisson_.mg_smooth(level, color); }
+  void mg_restrict(int level) override { poisson_.mg_restrict(level); }
+  void mg_prolong(int level) override { poisson_.mg_prolong(level); }
+  double pcg_dot_rz() override { return poisson_.pcg_dot_rz(); }
+  void pcg_direction(double beta) override { poisson_.pcg_direction(beta); }
+  double pcg_apply() override { return poisson_.pcg_apply(); }
+  double pcg_update(double alpha) override { return poisson_.pcg_update(alpha); }
+  double poisson_residual_norm() override { return poisson_.residual_norm(rhs_.data()); }
+  void pcg_finish() override { poisson_.finish(phi_.data()); }
+
   void project() override {
+    if (poisson_.active()) {
+      project_from_x();
+      return;
+    }
     const real* p = phi_.data();
 #pragma omp parallel for schedule(static)
     for (int j = 0; j <= g_.ny; ++j)
@@ -200,6 +219,23 @@ class CpuBackend final : public Backend {
   PhaseTimer& timer() override { return timer_; }
 
  private:
+  // u = u** - dt grad x with the float64 pressure of the multigrid or
+  // transform solve: the gradient in double, then rounded, so that the
+  // float32 rounding of phi does not limit the divergence left behind.
+  void project_from_x() {
+    const double* x = poisson_.x().data();
+    const double dt = k_.dt, idx = k_.inv_dx, idy = k_.inv_dy;
+    const int P = k_.pitch;
+#pragma omp parallel for schedule(static)
+    for (int j = 0; j <= g_.ny; ++j)
+      for (int i = 0; i <= g_.nx; ++i) {
+        const int c = at(k_, i, j);
+        if (active_u(i, j)) u_[c] = solid_u(i, j) ? real(0) : static_cast<real>(u_[c] - dt * (x[c] - x[c - 1]) * idx);
+        if (active_v(i, j)) v_[c] = solid_v(i, j) ? real(0) : static_cast<real>(v_[c] - dt * (x[c] - x[c - P]) * idy);
+      }
+    fill_halo(u_.data(), v_.data());
+  }
+
   struct Sum { static double op(double a, double b) { return a + b; } };
   struct Max { static double op(double a, double b) { return std::max(a, b); } };
   struct Nb { real self, w, e, s, n; };
@@ -271,6 +307,7 @@ class CpuBackend final : public Backend {
   std::vector<Particle> aos_;
   ParticleCounters counters_;
   SteadyPhaseTimer timer_;
+  CpuPoisson poisson_;
 };
 
 template <class View>
