@@ -67,6 +67,7 @@ struct Config {
   int max_iterations = 2000;
   double omega = 0.0;        // SOR relaxation factor; 0 = optimal for the grid
   int check_every = 10;      // residual checked every N sweeps
+  int max_failures = 3;      // consecutive unconverged solves that stop the run
 
   // [boundary]
   BoundarySide left, right, bottom, top;

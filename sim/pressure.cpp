@@ -90,8 +90,12 @@ class MultigridSolver final : public PressureSolver {
       ops.pcg_direction(st.iterations == 0 ? 0.0 : rz / rz_old);
       rz_old = rz;
       const double pq = ops.pcg_apply();
-      if (!(pq > 0)) break;  // the preconditioned operator lost definiteness (or the input is not finite)
-      r = ops.pcg_update(rz / pq);
+      // A (the Laplacian) and the V-cycle are both negative definite, so
+      // <r, z> and <p, A p> are both negative and alpha is positive; anything
+      // else means the preconditioner lost definiteness or a value is not finite.
+      const double alpha = rz / pq;
+      if (!(alpha > 0) || !std::isfinite(alpha)) break;
+      r = ops.pcg_update(alpha);
       ++st.iterations;
       st.residual = r / b;
       if (s.record_history) st.history.push_back(st.residual);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -29,7 +30,16 @@ Simulation::Simulation(const Config& cfg, std::unique_ptr<Backend> backend, cons
   } else {
     const PoissonHierarchy h = build_poisson_hierarchy(grid_, state.open, k_);
     solver_ = make_pressure_solver(cfg.solver, &h, k_.has_solids != 0);
-    solver_->prepare(*backend_, h);
+    try {
+      solver_->prepare(*backend_, h);
+    } catch (const std::logic_error&) {
+      // auto chose the transform solve, but this backend has none: auto
+      // means the best solver the backend has, so multigrid. An explicit
+      // fft (or a failing multigrid) still fails here.
+      if (cfg.solver != PressureSolverKind::auto_ || solver_->name() != "fft") throw;
+      solver_ = make_pressure_solver(PressureSolverKind::multigrid, &h, k_.has_solids != 0);
+      solver_->prepare(*backend_, h);
+    }
   }
 }
 
@@ -79,6 +89,24 @@ StepInfo Simulation::step() {
   pressure_iterations_total_ += info.pressure.iterations;
   time_ += dt_;
   ++step_;
+  if (info.pressure.converged) {
+    pressure_failures_in_row_ = 0;
+  } else {
+    ++pressure_unconverged_;
+    ++pressure_failures_in_row_;
+    const double r = info.pressure.residual;  // a NaN residual stays the worst
+    if (std::isnan(r) || (!std::isnan(pressure_worst_residual_) && r > pressure_worst_residual_))
+      pressure_worst_residual_ = r;
+    if (pressure_failures_in_row_ >= cfg_.max_failures) {
+      char line[320];
+      std::snprintf(line, sizeof line,
+                    "the pressure solve did not converge %d times in a row (pressure.max_failures): step %lld, "
+                    "t = %.6g s, solver %s, relative residual %.3g after %d iterations, tolerance %.3g",
+                    pressure_failures_in_row_, static_cast<long long>(step_), time_, solver_->name().c_str(),
+                    info.pressure.residual, info.pressure.iterations, cfg_.tolerance);
+      throw PressureFailure(line);
+    }
+  }
   return info;
 }
 

@@ -4,11 +4,19 @@
 #pragma once
 #include <atomic>
 #include <memory>
+#include <stdexcept>
 
 #include "sim/backend.hpp"
 #include "sim/pressure.hpp"
 
 namespace sim {
+
+// Thrown by Simulation::step after pressure.max_failures consecutive
+// unconverged pressure solves; what() is one line: step, time, solver,
+// residual and tolerance.
+struct PressureFailure : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
 
 struct StepInfo {
   double dt = 0;
@@ -39,6 +47,11 @@ class Simulation {
   const PressureStats& last_pressure() const { return last_pressure_; }
   int64_t pressure_iterations_total() const { return pressure_iterations_total_; }
   std::string pressure_solver_name() const { return solver_->name(); }
+  // Solves that missed the tolerance in this run, and the worst relative
+  // residual among them. pressure.max_failures of them in a row make step()
+  // throw PressureFailure.
+  int64_t pressure_unconverged() const { return pressure_unconverged_; }
+  double pressure_worst_residual() const { return pressure_worst_residual_; }
 
  private:
   Config cfg_;
@@ -54,6 +67,9 @@ class Simulation {
   double boundary_rate_ = 0;  // max |boundary speed| / h, part of the CFL limit
   PressureStats last_pressure_;
   int64_t pressure_iterations_total_ = 0;
+  int64_t pressure_unconverged_ = 0;
+  int pressure_failures_in_row_ = 0;
+  double pressure_worst_residual_ = 0;
   std::atomic<bool> stop_{false};
 };
 

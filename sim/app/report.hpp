@@ -17,6 +17,8 @@ struct RunSummary {
   double pressure_iterations_mean = 0;
   PressureStats last_pressure;
   double tolerance = 0;
+  int64_t pressure_unconverged = 0;      // solves that missed the tolerance
+  double pressure_worst_residual = 0;    // the largest relative residual among them
   Diagnostics diag;
   double h = 0;
   double output_hidden_ms = 0;  // part of the output time overlapped with stepping

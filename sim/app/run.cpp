@@ -157,6 +157,8 @@ int run(const Config& cfg, const RunOptions& opts, std::ostream& out) {
   s.pressure_iterations_mean = s.steps > 0 ? double(sim.pressure_iterations_total()) / s.steps : 0.0;
   s.last_pressure = sim.last_pressure();
   s.tolerance = cfg.tolerance;
+  s.pressure_unconverged = sim.pressure_unconverged();
+  s.pressure_worst_residual = sim.pressure_worst_residual();
   s.diag = sim.diagnostics();
   s.h = std::min(cfg.dx(), cfg.dy());
   if (!opts.quiet) print_summary(out, s);

@@ -12,6 +12,7 @@
 
 #include "sim/cpu/cpu_backend.hpp"
 #include "sim/faces.hpp"
+#include "sim/cpu/cpu_poisson.hpp"
 #include "sim/fluid_physics.hpp"
 #include "sim/halo.hpp"
 #include "sim/injection.hpp"
@@ -188,8 +189,33 @@ class CpuBackend final : public Backend {
     }));
   }
 
+  // Multigrid-preconditioned CG (sim/cpu/cpu_poisson.hpp).
+  void poisson_setup(const PoissonHierarchy& h) override { poisson_.setup(h, open_); }
+  double pcg_start() override { return poisson_.pcg_start(rhs_.data()); }
+  void mg_load_residual() override { poisson_.mg_load_residual(); }
+  void mg_smooth(int level, int color) override { poisson_.mg_smooth(level, color); }
+  void mg_restrict(int level) override { poisson_.mg_restrict(level); }
+  void mg_prolong(int level) override { poisson_.mg_prolong(level); }
+  double pcg_dot_rz() override { return poisson_.pcg_dot_rz(); }
+  void pcg_direction(double beta) override { poisson_.pcg_direction(beta); }
+  double pcg_apply() override { return poisson_.pcg_apply(); }
+  double pcg_update(double alpha) override { return poisson_.pcg_update(alpha); }
+  double poisson_residual_norm() override { return poisson_.residual_norm(rhs_.data()); }
+  void pcg_finish() override { poisson_.finish(phi_.data()); }
+
+  // u = u** - dt grad p: from the float64 pressure of the multigrid and
+  // transform solves when they run, else from phi.
   void project() override {
-    const real* p = phi_.data();
+    if (poisson_.active()) project_from(poisson_.x().data());
+    else project_from(phi_.data());
+  }
+
+  Diagnostics diagnostics() override;
+  PhaseTimer& timer() override { return timer_; }
+
+ private:
+  template <class T>
+  void project_from(const T* p) {
 #pragma omp parallel for schedule(static)
     for (int j = 0; j <= g_.ny; ++j)
       for (int i = 0; i <= g_.nx; ++i) {
@@ -200,10 +226,6 @@ class CpuBackend final : public Backend {
     fill_halo(u_.data(), v_.data());
   }
 
-  Diagnostics diagnostics() override;
-  PhaseTimer& timer() override { return timer_; }
-
- private:
   struct Sum { static double op(double a, double b) { return a + b; } };
   struct Max { static double op(double a, double b) { return std::max(a, b); } };
   struct Nb { real self, w, e, s, n; };
@@ -274,6 +296,7 @@ class CpuBackend final : public Backend {
   std::vector<Particle> aos_;
   ParticleCounters counters_;
   SteadyPhaseTimer timer_;
+  CpuPoisson poisson_;
 };
 
 template <class View>

@@ -1,0 +1,275 @@
+#include "sim/cpu/cpu_poisson.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace sim {
+
+namespace {
+// Below this many rows a level's loops run on one thread: the fork costs
+// more than the work.
+constexpr int kParallelRows = 64;
+}  // namespace
+
+void CpuPoisson::setup_operator(const PoissonHierarchy& h, const std::vector<real>& open) {
+  levels_.clear();
+  for (int s = 0; s < 4; ++s) ghost_[s] = h.ghost[s];
+  singular_ = h.singular;
+  fluid_cells_ = h.fluid_cells;
+  Level l0;
+  l0.op = h.levels.at(0);
+  l0.open.assign(l0.op.size(), 0);
+  for (int j = 0; j < l0.op.ny; ++j)
+    for (int i = 0; i < l0.op.nx; ++i) l0.open[l0.op.index(i, j)] = open[l0.op.index(i, j)] != 0;
+  levels_.push_back(std::move(l0));
+  const size_t n = levels_[0].op.size();
+  for (auto* v : {&x_, &r_, &p_, &q_}) v->assign(n, 0.0);
+  row_sum_.assign(static_cast<size_t>(levels_[0].op.ny), 0.0);
+}
+
+void CpuPoisson::setup(const PoissonHierarchy& h, const std::vector<real>& open) {
+  setup_operator(h, open);
+  for (size_t l = 1; l < h.levels.size(); ++l) {
+    const Level& fine = levels_.back();
+    Level c;
+    c.op = h.levels[l];
+    c.open.assign(c.op.size(), 0);
+    // A coarse cell holds fluid where any of its (up to four) children does.
+    for (int j = 0; j < fine.op.ny; ++j)
+      for (int i = 0; i < fine.op.nx; ++i)
+        if (fine.open[fine.op.index(i, j)]) c.open[c.op.index(i / 2, j / 2)] = 1;
+    levels_.push_back(std::move(c));
+  }
+  for (Level& l : levels_) {
+    l.e.assign(l.op.size(), real(0));
+    l.f.assign(l.op.size(), real(0));
+  }
+}
+
+template <class T>
+void CpuPoisson::fill_halo(int level, T* a) {
+  const PoissonLevel& L = levels_[level].op;
+  const bool par = L.ny >= kParallelRows;
+#pragma omp parallel for schedule(static) if (par)
+  for (int j = 0; j < L.ny; ++j) poisson_halo_x(a, j, L.nx, L.pitch, ghost_);
+#pragma omp parallel for schedule(static) if (par)
+  for (int i = -1; i <= L.nx; ++i) poisson_halo_y(a, i, L.ny, L.pitch, ghost_);
+}
+
+// Rows summed in parallel, then over rows in order: the same sum for any
+// thread count.
+template <class RowFn>
+double CpuPoisson::sum_rows(int ny, RowFn row) {
+  if (static_cast<int>(row_sum_.size()) < ny) row_sum_.resize(ny);
+#pragma omp parallel for schedule(static)
+  for (int j = 0; j < ny; ++j) row_sum_[j] = row(j);
+  double acc = 0;
+  for (int j = 0; j < ny; ++j) acc += row_sum_[j];
+  return acc;
+}
+
+double CpuPoisson::mean_rhs(const real* rhs) {
+  if (!singular_ || fluid_cells_ == 0) return 0.0;
+  const Level& L = levels_[0];
+  const double s = sum_rows(L.op.ny, [&](int j) {
+    double acc = 0;
+    for (int i = 0; i < L.op.nx; ++i) {
+      const int c = L.op.index(i, j);
+      if (L.open[c]) acc += rhs[c];
+    }
+    return acc;
+  });
+  return s / static_cast<double>(fluid_cells_);
+}
+
+// x = 0; r = b, where b is rhs less its mean when A is singular (a
+// compatible right-hand side: the solve then converges in the range of A).
+double CpuPoisson::pcg_start(const real* rhs) {
+  const Level& L = levels_[0];
+  const double mean = mean_rhs(rhs);
+  std::fill(x_.begin(), x_.end(), 0.0);
+  std::fill(r_.begin(), r_.end(), 0.0);
+  return std::sqrt(sum_rows(L.op.ny, [&](int j) {
+    double acc = 0;
+    for (int i = 0; i < L.op.nx; ++i) {
+      const int c = L.op.index(i, j);
+      const double b = L.open[c] ? rhs[c] - mean : 0.0;
+      r_[c] = b;
+      acc += b * b;
+    }
+    return acc;
+  }));
+}
+
+// f_0 = r rounded to float32, e_0 = 0.
+void CpuPoisson::mg_load_residual() {
+  Level& L = levels_[0];
+  real* f = L.f.data();
+  real* e = L.e.data();
+  const int P = L.op.pitch;
+#pragma omp parallel for schedule(static)
+  for (int j = -1; j <= L.op.ny; ++j)
+    for (int c = (j + 1) * P; c < (j + 2) * P; ++c) {
+      f[c] = static_cast<real>(r_[c]);
+      e[c] = real(0);
+    }
+}
+
+// One colour of red-black Gauss-Seidel on A_l e_l = f_l: the cells of one
+// colour depend only on the other, so the update is order-independent.
+void CpuPoisson::mg_smooth(int level, int color) {
+  Level& L = levels_[level];
+  const PoissonLevel& o = L.op;
+  const int P = o.pitch;
+  real* e = L.e.data();
+  const real* f = L.f.data();
+  const real* cx = o.cx.data();
+  const real* cy = o.cy.data();
+#pragma omp parallel for schedule(static) if (o.ny >= kParallelRows)
+  for (int j = 0; j < o.ny; ++j)
+    for (int i = (j + color) & 1; i < o.nx; i += 2) {
+      const int c = o.index(i, j);
+      e[c] = poisson_relax_point(e[c - 1], e[c + 1], e[c - P], e[c + P], f[c], cx[c], cx[c + 1], cy[c], cy[c + P]);
+    }
+  fill_halo(level, e);
+}
+
+// f_{l+1} = sum over the open children of (f_l - A_l e_l); e_{l+1} = 0.
+void CpuPoisson::mg_restrict(int level) {
+  Level& F = levels_[level];
+  Level& C = levels_[level + 1];
+  const PoissonLevel& fo = F.op;
+  const PoissonLevel& co = C.op;
+  const int P = fo.pitch;
+  const real* e = F.e.data();
+  const real* f = F.f.data();
+  const real* cx = fo.cx.data();
+  const real* cy = fo.cy.data();
+  std::fill(C.e.begin(), C.e.end(), real(0));
+#pragma omp parallel for schedule(static) if (co.ny >= kParallelRows / 2)
+  for (int J = 0; J < co.ny; ++J)
+    for (int I = 0; I < co.nx; ++I) {
+      real s = 0;
+      for (int dj = 0; dj < 2; ++dj)
+        for (int di = 0; di < 2; ++di) {
+          const int i = 2 * I + di, j = 2 * J + dj;
+          if (i >= fo.nx || j >= fo.ny) continue;
+          const int c = fo.index(i, j);
+          if (!F.open[c]) continue;
+          s += f[c] - poisson_apply_point(e[c], e[c - 1], e[c + 1], e[c - P], e[c + P], cx[c], cx[c + 1], cy[c], cy[c + P]);
+        }
+      C.f[co.index(I, J)] = s;
+    }
+}
+
+// e_l += e_{l+1} of the parent on open cells (piecewise-constant prolongation).
+void CpuPoisson::mg_prolong(int level) {
+  Level& F = levels_[level];
+  const Level& C = levels_[level + 1];
+  const PoissonLevel& fo = F.op;
+  const PoissonLevel& co = C.op;
+  real* e = F.e.data();
+  const real* E = C.e.data();
+#pragma omp parallel for schedule(static) if (fo.ny >= kParallelRows)
+  for (int j = 0; j < fo.ny; ++j)
+    for (int i = 0; i < fo.nx; ++i) {
+      const int c = fo.index(i, j);
+      if (F.open[c]) e[c] += E[co.index(i / 2, j / 2)];
+    }
+  fill_halo(level, e);
+}
+
+double CpuPoisson::pcg_dot_rz() {
+  const Level& L = levels_[0];
+  const real* e = L.e.data();
+  return sum_rows(L.op.ny, [&](int j) {
+    double acc = 0;
+    for (int i = 0; i < L.op.nx; ++i) {
+      const int c = L.op.index(i, j);
+      acc += r_[c] * static_cast<double>(e[c]);
+    }
+    return acc;
+  });
+}
+
+// p = z + beta p with z = e_0 the preconditioned residual.
+void CpuPoisson::pcg_direction(double beta) {
+  const Level& L = levels_[0];
+  const real* e = L.e.data();
+#pragma omp parallel for schedule(static)
+  for (int j = 0; j < L.op.ny; ++j)
+    for (int i = 0; i < L.op.nx; ++i) {
+      const int c = L.op.index(i, j);
+      p_[c] = beta == 0.0 ? static_cast<double>(e[c]) : static_cast<double>(e[c]) + beta * p_[c];
+    }
+  fill_halo(0, p_.data());
+}
+
+// q = A p in float64; returns <p, q>.
+double CpuPoisson::pcg_apply() {
+  const PoissonLevel& o = levels_[0].op;
+  const int P = o.pitch;
+  const double* p = p_.data();
+  const real* cx = o.cx.data();
+  const real* cy = o.cy.data();
+  return sum_rows(o.ny, [&](int j) {
+    double acc = 0;
+    for (int i = 0; i < o.nx; ++i) {
+      const int c = o.index(i, j);
+      const double q = poisson_apply_point(p[c], p[c - 1], p[c + 1], p[c - P], p[c + P], cx[c], cx[c + 1], cy[c], cy[c + P]);
+      q_[c] = q;
+      acc += p[c] * q;
+    }
+    return acc;
+  });
+}
+
+// x += alpha p, r -= alpha q; returns ||r||.
+double CpuPoisson::pcg_update(double alpha) {
+  const PoissonLevel& o = levels_[0].op;
+  return std::sqrt(sum_rows(o.ny, [&](int j) {
+    double acc = 0;
+    for (int i = 0; i < o.nx; ++i) {
+      const int c = o.index(i, j);
+      x_[c] += alpha * p_[c];
+      const double r = r_[c] - alpha * q_[c];
+      r_[c] = r;
+      acc += r * r;
+    }
+    return acc;
+  }));
+}
+
+// ||b - A x|| recomputed in float64 from x (not the recurrence's r).
+double CpuPoisson::residual_norm(const real* rhs) {
+  const Level& L = levels_[0];
+  const PoissonLevel& o = L.op;
+  const int P = o.pitch;
+  const double mean = mean_rhs(rhs);
+  fill_halo(0, x_.data());
+  const double* x = x_.data();
+  const real* cx = o.cx.data();
+  const real* cy = o.cy.data();
+  return std::sqrt(sum_rows(o.ny, [&](int j) {
+    double acc = 0;
+    for (int i = 0; i < o.nx; ++i) {
+      const int c = o.index(i, j);
+      if (!L.open[c]) continue;
+      const double r = (rhs[c] - mean) -
+                       poisson_apply_point(x[c], x[c - 1], x[c + 1], x[c - P], x[c + P], cx[c], cx[c + 1], cy[c], cy[c + P]);
+      acc += r * r;
+    }
+    return acc;
+  }));
+}
+
+void CpuPoisson::finish(real* phi) {
+  fill_halo(0, x_.data());
+  const size_t n = x_.size();
+#pragma omp parallel for schedule(static)
+  for (size_t c = 0; c < n; ++c) phi[c] = static_cast<real>(x_[c]);
+}
+
+}  // namespace sim

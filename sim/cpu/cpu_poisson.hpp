@@ -1,0 +1,61 @@
+// The multigrid-preconditioned conjugate gradient primitives of PressureOps
+// (sim/backend.hpp) on the CPU: the level arrays of sim/poisson.hpp in
+// float32, the Krylov vectors in float64 on the Grid layout. CpuBackend owns
+// one and forwards to it. Loops run over rows with OpenMP; every sum is taken
+// per row and then over rows in order, so results do not depend on the
+// number of threads.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "sim/poisson.hpp"
+
+namespace sim {
+
+class CpuPoisson {
+ public:
+  // The operator of level 0 and the float64 pressure x (what an FFT solve
+  // also needs); `open` is the grid's open mask.
+  void setup_operator(const PoissonHierarchy& h, const std::vector<real>& open);
+  // setup_operator plus every level's arrays.
+  void setup(const PoissonHierarchy& h, const std::vector<real>& open);
+  bool active() const { return !levels_.empty(); }
+
+  double pcg_start(const real* rhs);
+  void mg_load_residual();
+  void mg_smooth(int level, int color);
+  void mg_restrict(int level);
+  void mg_prolong(int level);
+  double pcg_dot_rz();
+  void pcg_direction(double beta);
+  double pcg_apply();
+  double pcg_update(double alpha);
+  double residual_norm(const real* rhs);  // ||b - A x||, b mean-free if singular
+  void finish(real* phi);                 // x halo; phi = x rounded, halo included
+
+  // The float64 pressure on the Grid layout (halo filled after finish()).
+  const std::vector<double>& x() const { return x_; }
+  std::vector<double>& x() { return x_; }
+  void fill_halo_x() { fill_halo(0, x_.data()); }
+
+ private:
+  struct Level {
+    PoissonLevel op;               // nx, ny, pitch, rows, cx, cy
+    std::vector<uint8_t> open;     // 1 where a cell holds fluid (any child open, on coarse levels)
+    std::vector<real> e, f;        // correction and right-hand side, float32
+  };
+  template <class T>
+  void fill_halo(int level, T* a);
+  double mean_rhs(const real* rhs);  // mean over fluid cells (0 unless singular)
+  template <class RowFn>
+  double sum_rows(int ny, RowFn row);
+
+  std::vector<Level> levels_;
+  GhostRule ghost_[4] = {};
+  bool singular_ = true;
+  int64_t fluid_cells_ = 0;
+  std::vector<double> x_, r_, p_, q_;
+  std::vector<double> row_sum_;
+};
+
+}  // namespace sim
