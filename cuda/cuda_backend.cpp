@@ -8,6 +8,7 @@
 #include <sstream>
 #include <utility>
 
+#include "cuda/cuda_fft.hpp"
 #include "cuda/device.hpp"
 #include "cuda/device_buffer.hpp"
 #include "cuda/kernels.hpp"
@@ -201,8 +202,21 @@ class CudaBackend final : public Backend {
   }
 
   void project() override {
-    cuda::project(exec_, so_, phi_.data(), open_.data(), u_.data(), v_.data());
+    if (fft_) fft_->project(k_, x_.data(), open_.data(), u_.data(), v_.data());  // the float64 pressure
+    else cuda::project(exec_, so_, phi_.data(), open_.data(), u_.data(), v_.data());
     cuda::fill_velocity_halo(exec_, u_.data(), v_.data());
+  }
+
+  // ---- transform solve (cuda/cuda_fft.hpp) ----
+  void fft_setup(const PoissonHierarchy& h) override {
+    x_.allocate(g_.size(), "float64 pressure");
+    x_.zero(exec_.stream);
+    fft_ = std::make_unique<CudaFftPoisson>(h, exec_.stream);
+  }
+  void fft_solve() override { fft_->solve(rhs_.data(), x_.data(), phi_.data()); }
+  double poisson_residual_norm() override {
+    if (!fft_) return PressureOps::poisson_residual_norm();
+    return fft_->residual_norm(rhs_.data(), x_.data(), open_.data());
   }
 
   Diagnostics diagnostics() override {
@@ -280,6 +294,8 @@ class CudaBackend final : public Backend {
   VelocityTextures textures_;
   DeviceBuffer<float4> u4_, v4_;  // sampling=packed
   std::optional<SnapshotStaging> staging_;  // made at the first snapshot; a pending one keeps its own slot alive
+  std::unique_ptr<CudaFftPoisson> fft_;  // after fft_setup: project() uses x_
+  DeviceBuffer<double> x_;               // float64 pressure of the transform solve
   bool permuted_ = false;  // slots out of canonical order since the last upload
   int64_t particle_steps_ = 0;
 };

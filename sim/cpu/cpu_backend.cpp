@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "sim/cpu/cpu_backend.hpp"
+#include "sim/cpu/cpu_fft.hpp"
 #include "sim/fluid_physics.hpp"
 #include "sim/halo.hpp"
 #include "sim/injection.hpp"
@@ -185,6 +186,7 @@ class CpuBackend final : public Backend {
   }
 
   void project() override {
+    if (fft_) return project_from_x();
     const real* p = phi_.data();
 #pragma omp parallel for schedule(static)
     for (int j = 0; j <= g_.ny; ++j)
@@ -194,6 +196,17 @@ class CpuBackend final : public Backend {
         if (active_v(i, j)) v_[c] = solid_v(i, j) ? real(0) : project_point(v_[c], p[c - k_.pitch], p[c], k_.inv_dy, k_);
       }
     fill_halo(u_.data(), v_.data());
+  }
+
+  // ---- transform solve (sim/cpu/cpu_fft.hpp) ----
+  void fft_setup(const PoissonHierarchy& h) override {
+    fft_ = std::make_unique<CpuFftPoisson>(h);
+    x_.assign(g_.size(), 0.0);
+  }
+  void fft_solve() override { fft_->solve(rhs_.data(), x_.data(), phi_.data()); }
+  double poisson_residual_norm() override {
+    if (!fft_) return PressureOps::poisson_residual_norm();
+    return fft_->residual_norm(rhs_.data(), x_.data(), open_.data());
   }
 
   Diagnostics diagnostics() override;
@@ -250,6 +263,20 @@ class CpuBackend final : public Backend {
       }
   }
 
+  // u = u** - dt grad x with the float64 pressure of the transform solve.
+  void project_from_x() {
+    const double* p = x_.data();
+#pragma omp parallel for schedule(static)
+    for (int j = 0; j <= g_.ny; ++j)
+      for (int i = 0; i <= g_.nx; ++i) {
+        const int c = at(k_, i, j);
+        if (active_u(i, j)) u_[c] = solid_u(i, j) ? real(0) : project_point_f64(u_[c], p[c - 1], p[c], k_.inv_dx, k_.dt);
+        if (active_v(i, j))
+          v_[c] = solid_v(i, j) ? real(0) : project_point_f64(v_[c], p[c - k_.pitch], p[c], k_.inv_dy, k_.dt);
+      }
+    fill_halo(u_.data(), v_.data());
+  }
+
   template <class View>
   void particles_impl(View p, uint64_t first_id, int64_t count);
   void sample_velocity(real x, real y, real& ufx, real& ufy) const;
@@ -271,6 +298,8 @@ class CpuBackend final : public Backend {
   std::vector<Particle> aos_;
   ParticleCounters counters_;
   SteadyPhaseTimer timer_;
+  std::unique_ptr<CpuFftPoisson> fft_;  // after fft_setup: project() uses x_
+  std::vector<double> x_;               // float64 pressure of the transform solve
 };
 
 template <class View>
