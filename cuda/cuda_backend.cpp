@@ -10,6 +10,7 @@
 #include <string>
 #include <utility>
 
+#include "cuda/cuda_fft.hpp"
 #include "cuda/device.hpp"
 #include "cuda/device_buffer.hpp"
 #include "cuda/kernels.hpp"
@@ -200,12 +201,22 @@ class CudaBackend final : public Backend {
   }
 
   void project() override {
-    if (poisson_)  // MGPCG: the gradient of the float64 pressure x
-      cuda::project_from_double(exec_.stream, k_, poisson_->x(), open_.data(), u_.data(), v_.data());
+    // the float64 pressure of the multigrid or transform solve, else phi
+    if (poisson_ || fft_)
+      cuda::project_from_double(exec_.stream, k_, poisson_ ? poisson_->x() : x_.data(), open_.data(), u_.data(),
+                                v_.data());
     else
       cuda::project(exec_, so_, phi_.data(), open_.data(), u_.data(), v_.data());
     cuda::fill_velocity_halo(exec_, u_.data(), v_.data());
   }
+
+  // ---- transform solve (cuda/cuda_fft.hpp) ----
+  void fft_setup(const PoissonHierarchy& h) override {
+    x_.allocate(g_.size(), "float64 pressure");
+    x_.zero(exec_.stream);
+    fft_ = std::make_unique<CudaFftPoisson>(h, exec_.stream);
+  }
+  void fft_solve() override { fft_->solve(rhs_.data(), x_.data(), phi_.data()); }
 
   Diagnostics diagnostics() override {
     Diagnostics d;
@@ -241,7 +252,10 @@ class CudaBackend final : public Backend {
   void pcg_direction(double beta) override { mg().direction(beta); }
   double pcg_apply() override { return mg().apply(); }
   double pcg_update(double alpha) override { return mg().update(alpha); }
-  double poisson_residual_norm() override { return mg().residual_norm(rhs_.data(), open_.data()); }
+  double poisson_residual_norm() override {
+    if (fft_) return fft_->residual_norm(rhs_.data(), x_.data(), open_.data());
+    return mg().residual_norm(rhs_.data(), open_.data());
+  }
   void pcg_finish() override { mg().finish(phi_.data()); }
 
   PhaseTimer& timer() override { return timer_; }
@@ -308,6 +322,8 @@ class CudaBackend final : public Backend {
   DeviceBuffer<float4> u4_, v4_;  // sampling=packed
   std::unique_ptr<CudaPoisson> poisson_;  // after poisson_setup
   std::optional<SnapshotStaging> staging_;  // made at the first snapshot; a pending one keeps its own slot alive
+  std::unique_ptr<CudaFftPoisson> fft_;  // after fft_setup: project() uses x_
+  DeviceBuffer<double> x_;               // float64 pressure of the transform solve
   bool permuted_ = false;  // slots out of canonical order since the last upload
   int64_t particle_steps_ = 0;
 };

@@ -4,6 +4,7 @@
 #include <climits>
 #include <stdexcept>
 
+#include "cuda/cuda_fft.hpp"
 #include "cuda/cuda_poisson.hpp"
 #include "cuda/particle_store.hpp"
 
@@ -26,9 +27,18 @@ int key_bits(uint64_t max_key) {
 }
 
 std::string MemoryPlan::breakdown() const {
-  return "grid fields " + format_bytes(fields) + ", particles " + format_bytes(particles) + ", sorting " +
-         format_bytes(sorting) + ", deposit " + format_bytes(deposit) + ", reductions " + format_bytes(reductions) +
-         (multigrid > 0 ? ", multigrid " + format_bytes(multigrid) : std::string());
+  std::string s = "grid fields " + format_bytes(fields) + ", particles " + format_bytes(particles) + ", sorting " +
+                  format_bytes(sorting) + ", deposit " + format_bytes(deposit) + ", reductions " + format_bytes(reductions);
+  if (multigrid > 0) s += ", multigrid " + format_bytes(multigrid);
+  if (transform > 0) s += ", transform solve " + format_bytes(transform);
+  return s;
+}
+
+bool plans_fft(const Config& cfg) {
+  if (cfg.solver == PressureSolverKind::fft) return true;
+  if (cfg.solver != PressureSolverKind::auto_ || !cfg.obstacles.empty()) return false;
+  auto rule = [](BoundaryKind k) { return k == BoundaryKind::periodic ? 2 : k == BoundaryKind::outflow ? 1 : 0; };
+  return rule(cfg.left.kind) == rule(cfg.right.kind) && rule(cfg.bottom.kind) == rule(cfg.top.kind);
 }
 
 MemoryPlan plan_memory(const Config& cfg, const Grid& g, const StencilOpts& o) {
@@ -37,7 +47,9 @@ MemoryPlan plan_memory(const Config& cfg, const Grid& g, const StencilOpts& o) {
   const Exec e{nullptr, ConstantsIn::constant, nullptr, g.nx, g.ny};
   p.reductions = static_cast<size_t>(cell_blocks(e, o)) * sizeof(double) + kReduceWorkspace;
 
-  if (cfg.solver == PressureSolverKind::multigrid || cfg.solver == PressureSolverKind::auto_)
+  if (plans_fft(cfg))
+    p.transform = g.size() * sizeof(double) + CudaFftPoisson::bytes(g.nx, g.ny);
+  else if (cfg.solver == PressureSolverKind::multigrid || cfg.solver == PressureSolverKind::auto_)
     p.multigrid = CudaPoisson::bytes(g);
 
   p.capacity = cfg.particle_capacity();

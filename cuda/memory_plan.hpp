@@ -25,10 +25,16 @@ struct MemoryPlan {
   size_t sort_workspace = 0, deposit_workspace = 0;
   // bytes by use
   size_t fields = 0, reductions = 0, particles = 0, sorting = 0, deposit = 0;
-  size_t multigrid = 0;  // MGPCG levels and float64 vectors (pressure.solver multigrid or auto)
-  size_t total() const { return fields + reductions + particles + sorting + deposit + multigrid; }
+  size_t multigrid = 0;  // MGPCG levels and float64 vectors (pressure.solver multigrid, or auto where fft does not apply)
+  size_t transform = 0;  // the transform pressure solve: float64 x, spectrum, cuFFT work area (estimated)
+  size_t total() const { return fields + reductions + particles + sorting + deposit + multigrid + transform; }
   std::string breakdown() const;  // "fields X, particles Y, ..."
 };
+
+// Whether make_pressure_solver will pick the transform solve: asked for, or
+// auto without obstacles and with each axis's sides the same ghost rule
+// (sim/poisson.cpp: periodic wrap, outflow negate, any other copy).
+bool plans_fft(const Config& cfg);
 
 // Throws when a count exceeds the 32-bit indexing of the kernels.
 MemoryPlan plan_memory(const Config& cfg, const Grid& g, const StencilOpts& o);

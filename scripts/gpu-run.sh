@@ -23,6 +23,8 @@ for exe in sim sim_tests sim_gpu_tests; do
   for lib in $(ldd build-gpu/"$exe" | awk '/=>/ {print $3}'); do
     case "$lib" in
       */libc.so*|*/libm.so*|*/ld-linux*|*/libresolv.so*|*/libdl.so*|*/libpthread.so*|*/librt.so*) ;;
+      # cuFFT (286 MB) exceeds the 64 MiB that travels; the device's CUDA 13 toolkit has it
+      */libcufft.so*) ;;
       *) cp -L "$lib" .gpu/lib/ ;;
     esac
   done
@@ -34,6 +36,6 @@ cat <<'CMD'
 
 On the GPU machine, from the repository root (with .gpu/ copied beside it):
 
-L=$PWD/.gpu/lib; nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv; LD_LIBRARY_PATH=$L .gpu/sim_gpu_tests --duration=true 2>&1 | tee $OUT/gpu_tests.txt; echo "sim_gpu_tests rc=${PIPESTATUS[0]}"; for c in box channel; do LD_LIBRARY_PATH=$L .gpu/sim --backend cuda --steps 200 --output /tmp/sim_$c config/$c.toml 2>&1 | tee $OUT/sim_$c.txt; done
+L=$PWD/.gpu/lib:/usr/local/cuda/lib64; nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv; LD_LIBRARY_PATH=$L .gpu/sim_gpu_tests --duration=true 2>&1 | tee $OUT/gpu_tests.txt; echo "sim_gpu_tests rc=${PIPESTATUS[0]}"; for c in box channel; do LD_LIBRARY_PATH=$L .gpu/sim --backend cuda --steps 200 --output /tmp/sim_$c config/$c.toml 2>&1 | tee $OUT/sim_$c.txt; done
 
 CMD

@@ -5,7 +5,7 @@
 set -euo pipefail
 
 packages=(cmake ninja-build g++ libomp-dev libhdf5-dev hdf5-tools libcli11-dev doctest-dev
-          libtomlplusplus-dev python3 python3-numpy python3-h5py python3-matplotlib)
+          libtomlplusplus-dev libfftw3-dev python3 python3-numpy python3-h5py python3-matplotlib)
 if [[ "${1:-}" == "--paraview" ]]; then
   packages+=(paraview python3-paraview xvfb)
 fi

@@ -11,8 +11,9 @@
 #include <utility>
 
 #include "sim/cpu/cpu_backend.hpp"
-#include "sim/faces.hpp"
+#include "sim/cpu/cpu_fft.hpp"
 #include "sim/cpu/cpu_poisson.hpp"
+#include "sim/faces.hpp"
 #include "sim/fluid_physics.hpp"
 #include "sim/halo.hpp"
 #include "sim/injection.hpp"
@@ -210,6 +211,13 @@ class CpuBackend final : public Backend {
     else project_from(phi_.data());
   }
 
+  // Transform solve (sim/cpu/cpu_fft.hpp) into the same float64 x.
+  void fft_setup(const PoissonHierarchy& h) override {
+    poisson_.setup_operator(h, open_);
+    fft_ = std::make_unique<CpuFftPoisson>(h);
+  }
+  void fft_solve() override { fft_->solve(rhs_.data(), poisson_.x().data(), phi_.data()); }
+
   Diagnostics diagnostics() override;
   PhaseTimer& timer() override { return timer_; }
 
@@ -296,7 +304,8 @@ class CpuBackend final : public Backend {
   std::vector<Particle> aos_;
   ParticleCounters counters_;
   SteadyPhaseTimer timer_;
-  CpuPoisson poisson_;
+  CpuPoisson poisson_;                  // levels and the float64 pressure x
+  std::unique_ptr<CpuFftPoisson> fft_;  // plans of the transform solve
 };
 
 template <class View>

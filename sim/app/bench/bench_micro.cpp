@@ -213,6 +213,55 @@ void sweeps(Context& x, const Config& cfg, int n) {
     }
 }
 
+// One transform pressure solve (PressureOps::fft_solve: load rhs, forward
+// transform, divide, inverse transform, store x, phi and their halos) on an
+// n x n periodic grid, rhs from a random velocity. bytes_per_item is the
+// least a solve must move: rhs read (4 B), x and phi written (8 + 4 B).
+// Sizes: 2048^2, 4096^2, 8192^2 by default; with --micro-sizes, those sizes
+// only when --pressure-solver names fft (keeps tiny runs to the sweeps).
+void fft_solves(Context& x, const Config& cfg) {
+  const bool asked = std::find(x.opts.solvers.begin(), x.opts.solvers.end(), PressureSolverKind::fft) != x.opts.solvers.end();
+  std::vector<int> sizes;
+  if (x.opts.micro_sizes.empty() && (x.opts.solvers.empty() || asked)) sizes = {2048, 4096, 8192};
+  else if (asked) sizes = x.opts.micro_sizes;
+  for (int n : sizes) {
+    Config c = periodic_case(cfg, n);
+    c.solver = PressureSolverKind::fft;
+    BenchRow row;
+    row.set("benchmark", "fft_solve");
+    row.set("size", static_cast<double>(n));
+    row.set("size_text", std::to_string(n) + "^2");
+    row.set("items", "cells");
+    row.set("variant", x.cuda ? "cufft/f64" : "fftw/f64");
+    row.set("backend", x.report.backend);
+    std::string error;
+    std::unique_ptr<Backend> b;
+    if (!out_of_time(x.opts)) {
+      try {
+        SimState s = make_initial_state(c);
+        randomize(s, cfg.seed);
+        b = fresh_backend(x, c, s, micro_dt(c, 1.0), error);
+        if (b) {
+          const PoissonHierarchy h = build_poisson_hierarchy(s.grid, s.open, make_constants(c, s.grid));
+          b->fft_setup(h);
+          b->compute_rhs();
+          row.set("backend", b->name());
+        }
+      } catch (const std::exception& e) {
+        error = std::string("failed: ") + e.what();
+        b.reset();
+      }
+    }
+    if (!error.empty()) {
+      row.set("error", error);
+      x.report.rows.push_back(std::move(row));
+      continue;
+    }
+    Backend* bp = b.get();
+    measure(x, row, bp, static_cast<double>(n) * n, 16.0, [bp] { bp->fft_solve(); });
+  }
+}
+
 // The particles reordered by the cell they are in (a counting sort on the
 // host): the memory order `--sort-every` gives on the device, where the
 // bilinear gathers of neighbouring threads fall into the same cache lines.
@@ -442,6 +491,7 @@ BenchReport run_micro(const Config& cfg, const BenchOptions& opts, bool cuda, do
     else
       multigrid_rows(x, cfg, std::min(1024, *std::min_element(sizes.begin(), sizes.end())));
   }
+  fft_solves(x, cfg);
   const int grid_n = std::min(kParticleGrid, *std::min_element(sizes.begin(), sizes.end()));
   for (int64_t count : counts)
     for (ParticleOrder order : {ParticleOrder::random, ParticleOrder::cell_sorted, ParticleOrder::sorted_each_step})

@@ -1,0 +1,413 @@
+#include <cufft.h>
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "cuda/check.hpp"
+#include "cuda/cuda_fft.hpp"
+#include "cuda/device_buffer.hpp"
+#include "cuda/faces.cuh"
+
+namespace sim::cuda {
+namespace {
+
+void check_cufft(cufftResult r, const char* what, const char* file, int line) {
+  if (r != CUFFT_SUCCESS)
+    throw std::runtime_error(std::string("cufft: ") + file + ":" + std::to_string(line) + ": " + what +
+                             ": error " + std::to_string(static_cast<int>(r)));
+}
+#define SIM_CUFFT_CHECK(call) check_cufft((call), #call, __FILE__, __LINE__)
+
+constexpr int kReduceBlocks = 1024;  // fixed, so the sums are the same on any device
+constexpr int kReduceThreads = 256;
+
+// Position of x_i in Makhoul's reordering (evens forward, odds backward) on
+// a cosine or sine axis, i itself on a periodic one.
+__device__ __forceinline__ int reorder(int a, int i, int n) {
+  if (a == static_cast<int>(FftAxis::periodic)) return i;
+  return (i & 1) ? n - 1 - (i >> 1) : (i >> 1);
+}
+// (-1)^i on a sine axis (DST-II through DCT-II), 1 otherwise.
+__device__ __forceinline__ double sign_of(int a, int i) {
+  return a == static_cast<int>(FftAxis::dirichlet) && (i & 1) ? -1.0 : 1.0;
+}
+
+// rhs (float, grid layout) -> the reordered real array, rows rp apart; the
+// pad columns [nx, rp) are zeroed (with nx = 1 they are the imaginary parts
+// of the complex column the Z2Z transform reads).
+__global__ void load_kernel(const real* __restrict__ rhs, int pitch, int nx, int ny, int rp, int ax, int ay,
+                            double* __restrict__ a) {
+  const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  const int j = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
+  if (i >= rp || j >= ny) return;
+  if (i >= nx) {
+    a[static_cast<size_t>(j) * rp + i] = 0.0;
+    return;
+  }
+  const double v = static_cast<double>(rhs[(i + 1) + (j + 1) * pitch]) * sign_of(ax, i) * sign_of(ay, j);
+  a[static_cast<size_t>(reorder(ay, j, ny)) * rp + reorder(ax, i, nx)] = v;
+}
+
+__device__ __forceinline__ double2 cmul(double2 a, double2 b) {
+  return make_double2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
+}
+__device__ __forceinline__ double2 conjg(double2 a) { return make_double2(a.x, -a.y); }
+__device__ __forceinline__ double2 cadd(double2 a, double2 b) { return make_double2(a.x + b.x, a.y + b.y); }
+__device__ __forceinline__ double2 cscale(double2 a, double s) { return make_double2(a.x * s, a.y * s); }
+__device__ __forceinline__ double2 minus_i(double2 a) { return make_double2(a.y, -a.x); }  // -i a
+
+struct AxisView {
+  const double* lam;  // eigenvalue of coefficient index k (the DCT index on a cosine or sine axis)
+  const double2* tw;  // E_k = exp(-i pi k / (2n)), k in [0, n)
+  int n;
+  int cosine;  // Makhoul twiddles apply (Neumann or Dirichlet)
+};
+
+// (V_k, V_{n-k}) -> (C_k, C_{n-k}) on a cosine axis:
+//   C_k = (E_k V_k + conj(E_k) V_{n-k}) / 2, C_{n-k} = (E_{n-k} V_{n-k} + conj(E_{n-k}) V_k) / 2.
+// The sequence along the axis may be complex (the other axis transformed
+// already), so V_{n-k} is not conj(V_k). k = 0: C_0 = V_0.
+__device__ __forceinline__ void to_cosine(const AxisView& a, int k, double2& vk, double2& vn) {
+  if (!a.cosine || k == 0) return;
+  const double2 e = a.tw[k], f = a.tw[a.n - k];
+  const double2 ck = cscale(cadd(cmul(e, vk), cmul(conjg(e), vn)), 0.5);
+  const double2 cn = cscale(cadd(cmul(f, vn), cmul(conjg(f), vk)), 0.5);
+  vk = ck;
+  vn = cn;
+}
+// The inverse: V_k = conj(E_k) (C_k - i C_{n-k}), V_{n-k} = conj(E_{n-k}) (C_{n-k} - i C_k).
+__device__ __forceinline__ void from_cosine(const AxisView& a, int k, double2& ck, double2& cn) {
+  if (!a.cosine || k == 0) return;
+  const double2 e = a.tw[k], f = a.tw[a.n - k];
+  const double2 vk = cmul(conjg(e), cadd(ck, minus_i(cn)));
+  const double2 vn = cmul(conjg(f), cadd(cn, minus_i(ck)));
+  ck = vk;
+  cn = vn;
+}
+
+__device__ __forceinline__ double2 divide(double2 c, double lam, double inv_n) {
+  // the constant mode of a singular operator (eigenvalue exactly 0) -> 0
+  return lam != 0.0 ? cscale(c, inv_n / lam) : make_double2(0.0, 0.0);
+}
+
+// One thread per (k1, k2), k1 in [0, nx/2] (the stored half along x), k2 in
+// [0, ny/2]. It owns V(k1, k2) and V(k1, ny-k2); with the Hermitian
+// symmetry of a real input, V(nx-k1, k2) = conj V(k1, ny-k2) and
+// V(nx-k1, ny-k2) = conj V(k1, k2), the 2 x 2 block closed under both
+// axes' pairings is known: transform it to the cosine/Fourier coefficients
+// (y then x), divide by lambda_x + lambda_y and by nx ny (cuFFT's inverse
+// is unnormalised), transform back, and store the two owned values.
+__global__ void spectral_kernel(double2* __restrict__ s, int hc, AxisView x, AxisView y, double inv_n) {
+  const int k1 = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  const int k2 = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
+  if (k1 >= hc || k2 > y.n / 2) return;
+  const int k1n = (x.n - k1) % x.n, k2n = (y.n - k2) % y.n;
+  double2 v00 = s[static_cast<size_t>(k2) * hc + k1];   // (k1,  k2)
+  double2 v01 = s[static_cast<size_t>(k2n) * hc + k1];  // (k1,  ny-k2)
+  double2 v10 = conjg(v01);                             // (nx-k1, k2)
+  double2 v11 = conjg(v00);                             // (nx-k1, ny-k2)
+  to_cosine(y, k2, v00, v01);
+  to_cosine(y, k2, v10, v11);
+  to_cosine(x, k1, v00, v10);
+  to_cosine(x, k1, v01, v11);
+  v00 = divide(v00, x.lam[k1] + y.lam[k2], inv_n);
+  v01 = divide(v01, x.lam[k1] + y.lam[k2n], inv_n);
+  v10 = divide(v10, x.lam[k1n] + y.lam[k2], inv_n);
+  v11 = divide(v11, x.lam[k1n] + y.lam[k2n], inv_n);
+  from_cosine(x, k1, v00, v10);
+  from_cosine(x, k1, v01, v11);
+  from_cosine(y, k2, v00, v01);
+  s[static_cast<size_t>(k2) * hc + k1] = v00;
+  if (k2n != k2) s[static_cast<size_t>(k2n) * hc + k1] = v01;
+}
+
+// The interior cell a halo cell copies, and the sign: the ghost rules of
+// sim/poisson.hpp (copy, negate, wrap). Corners compose both axes, as
+// filling the x sides and then the y sides does.
+__device__ __forceinline__ int ghost_source(int i, int n, int lo, int hi, double& sign) {
+  if (i < 0) {
+    if (lo == static_cast<int>(GhostRule::wrap)) return n - 1;
+    if (lo == static_cast<int>(GhostRule::negate)) sign = -sign;
+    return 0;
+  }
+  if (i >= n) {
+    if (hi == static_cast<int>(GhostRule::wrap)) return 0;
+    if (hi == static_cast<int>(GhostRule::negate)) sign = -sign;
+    return n - 1;
+  }
+  return i;
+}
+
+struct Ghosts {
+  int g[4];
+};
+
+// The inverse transform's real array -> x and phi = (float) x on cells and halo.
+__global__ void store_kernel(const double* __restrict__ a, int rp, int nx, int ny, int pitch, int ax, int ay,
+                             Ghosts gh, double* __restrict__ x, real* __restrict__ phi) {
+  const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x) - 1;
+  const int j = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y) - 1;
+  if (i > nx || j > ny) return;
+  double sign = 1.0;
+  const int si = ghost_source(i, nx, gh.g[kLeft], gh.g[kRight], sign);
+  const int sj = ghost_source(j, ny, gh.g[kBottom], gh.g[kTop], sign);
+  const double v =
+      a[static_cast<size_t>(reorder(ay, sj, ny)) * rp + reorder(ax, si, nx)] * sign_of(ax, si) * sign_of(ay, sj) * sign;
+  const int c = (i + 1) + (j + 1) * pitch;
+  x[c] = v;
+  phi[c] = static_cast<real>(v);
+}
+
+__device__ __forceinline__ double block_sum(double v, double* sh) {
+  sh[threadIdx.x] = v;
+  __syncthreads();
+  for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+    if (static_cast<int>(threadIdx.x) < s) sh[threadIdx.x] += sh[threadIdx.x + s];
+    __syncthreads();
+  }
+  return sh[0];
+}
+
+// Per block: sum of rhs and number of fluid cells (cells dealt round robin in a fixed order).
+__global__ void rhs_sum_kernel(const real* __restrict__ rhs, const real* __restrict__ open, int nx, int ny, int pitch,
+                               double* __restrict__ partials) {
+  __shared__ double sh[kReduceThreads];
+  double s = 0, n = 0;
+  const int cells = nx * ny;
+  for (int q = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x); q < cells; q += gridDim.x * blockDim.x) {
+    const int c = (q % nx + 1) + (q / nx + 1) * pitch;
+    if (open == nullptr || open[c] != real(0)) {
+      s += rhs[c];
+      n += 1;
+    }
+  }
+  s = block_sum(s, sh);
+  __syncthreads();
+  n = block_sum(n, sh);
+  if (threadIdx.x == 0) {
+    partials[2 * blockIdx.x] = s;
+    partials[2 * blockIdx.x + 1] = n;
+  }
+}
+
+// out[0] = mean = sum / count (0 when not singular).
+__global__ void mean_kernel(const double* __restrict__ partials, int blocks, int singular, double* __restrict__ out) {
+  __shared__ double sh[kReduceThreads];
+  double s = 0, n = 0;
+  for (int b = static_cast<int>(threadIdx.x); b < blocks; b += blockDim.x) {
+    s += partials[2 * b];
+    n += partials[2 * b + 1];
+  }
+  s = block_sum(s, sh);
+  __syncthreads();
+  n = block_sum(n, sh);
+  if (threadIdx.x == 0) out[0] = singular && n > 0 ? s / n : 0.0;
+}
+
+// Per block: sum of (b - mean - A x)^2 over fluid cells; the coefficients
+// are level 0's, uniform per axis wherever the transform solve applies.
+__global__ void residual_kernel(const real* __restrict__ rhs, const double* __restrict__ x,
+                                const real* __restrict__ open, const double* __restrict__ mean, int nx, int ny,
+                                int pitch, real cx, real cy, double* __restrict__ partials) {
+  __shared__ double sh[kReduceThreads];
+  const double m = *mean;
+  double acc = 0;
+  const int cells = nx * ny;
+  for (int q = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x); q < cells; q += gridDim.x * blockDim.x) {
+    const int c = (q % nx + 1) + (q / nx + 1) * pitch;
+    if (open != nullptr && open[c] == real(0)) continue;
+    const double ax = poisson_apply_point(x[c], x[c - 1], x[c + 1], x[c - pitch], x[c + pitch], cx, cx, cy, cy);
+    const double r = (static_cast<double>(rhs[c]) - m) - ax;
+    acc += r * r;
+  }
+  acc = block_sum(acc, sh);
+  if (threadIdx.x == 0) partials[blockIdx.x] = acc;
+}
+
+__global__ void sum_kernel(const double* __restrict__ partials, int blocks, double* __restrict__ out) {
+  __shared__ double sh[kReduceThreads];
+  double s = 0;
+  for (int b = static_cast<int>(threadIdx.x); b < blocks; b += blockDim.x) s += partials[b];
+  s = block_sum(s, sh);
+  if (threadIdx.x == 0) out[0] = s;
+}
+
+// u = u** - dt grad x on the active faces, as CpuBackend::project_from_x.
+__global__ void project_x_kernel(Constants k, const double* __restrict__ x, const real* __restrict__ open,
+                                 real* __restrict__ u, real* __restrict__ v) {
+  const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  const int j = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
+  if (i > k.nx || j > k.ny) return;
+  const int c = (i + 1) + (j + 1) * k.pitch;
+  const bool solids = k.has_solids != 0;
+  if (active_u(i, j, k))
+    u[c] = solids && (open[c - 1] == real(0) || open[c] == real(0)) ? real(0)
+                                                                     : project_point_f64(u[c], x[c - 1], x[c], k.inv_dx, k.dt);
+  if (active_v(i, j, k))
+    v[c] = solids && (open[c - k.pitch] == real(0) || open[c] == real(0))
+               ? real(0)
+               : project_point_f64(v[c], x[c - k.pitch], x[c], k.inv_dy, k.dt);
+}
+
+dim3 cover(int ni, int nj, dim3 b) { return dim3((ni + b.x - 1) / b.x, (nj + b.y - 1) / b.y); }
+
+}  // namespace
+
+struct CudaFftPoisson::Impl {
+  FftProblem p;
+  cudaStream_t stream = nullptr;
+  int hc = 0, rp = 0;  // complex values per spectrum row (nx/2 + 1), doubles per real row (2 hc)
+  DeviceBuffer<double2> spec;  // ny x hc complex; the same memory is the ny x rp real array (in-place transforms)
+  DeviceBuffer<double> lam_x, lam_y;
+  DeviceBuffer<double2> tw_x, tw_y;
+  DeviceBuffer<unsigned char> work;
+  DeviceBuffer<double> partials, scalars;
+  PinnedBuffer<double> host{1};
+  cufftHandle fwd = 0, inv = 0;
+  bool has_fwd = false, has_inv = false;
+  int blocks = 1;
+
+  ~Impl() {
+    if (has_fwd) (void)cufftDestroy(fwd);
+    if (has_inv) (void)cufftDestroy(inv);
+  }
+};
+
+namespace {
+// Eigenvalues in the order of the coefficient index: DFT index where
+// periodic, DCT index where Neumann, and where Dirichlet the DCT index k of
+// the sign-flipped input, which is DST mode n-1-k.
+std::vector<double> eigen_table(FftAxis a, int n, double c) {
+  std::vector<double> l(static_cast<size_t>(n));
+  for (int k = 0; k < n; ++k)
+    l[static_cast<size_t>(k)] = a == FftAxis::dirichlet ? fft_axis_eigenvalue(a, n - 1 - k, n, c)
+                                                        : fft_axis_eigenvalue(a, k, n, c);
+  return l;
+}
+std::vector<double2> twiddle_table(int n) {
+  const double pi = 3.14159265358979323846;
+  std::vector<double2> t(static_cast<size_t>(n));
+  for (int k = 0; k < n; ++k) t[static_cast<size_t>(k)] = make_double2(std::cos(pi * k / (2.0 * n)), -std::sin(pi * k / (2.0 * n)));
+  return t;
+}
+}  // namespace
+
+size_t CudaFftPoisson::bytes(int nx, int ny) {
+  const size_t spectrum = static_cast<size_t>(ny) * (nx / 2 + 1) * sizeof(double2);
+  return 2 * spectrum + static_cast<size_t>(nx + ny) * (sizeof(double) + sizeof(double2)) +
+         (2 * kReduceBlocks + 2) * sizeof(double);
+}
+
+CudaFftPoisson::CudaFftPoisson(const PoissonHierarchy& h, cudaStream_t stream) : impl_(std::make_unique<Impl>()) {
+  Impl& m = *impl_;
+  m.p = fft_problem(h);
+  m.stream = stream;
+  const int nx = m.p.nx, ny = m.p.ny;
+  m.hc = nx / 2 + 1;
+  m.rp = 2 * m.hc;
+  m.spec.allocate(static_cast<size_t>(ny) * m.hc, "transform spectrum");
+  const std::vector<double> lx = eigen_table(m.p.ax, nx, m.p.cx), ly = eigen_table(m.p.ay, ny, m.p.cy);
+  const std::vector<double2> tx = twiddle_table(nx), ty = twiddle_table(ny);
+  m.lam_x.allocate(lx.size(), "transform eigenvalues");
+  m.lam_y.allocate(ly.size(), "transform eigenvalues");
+  m.tw_x.allocate(tx.size(), "transform twiddles");
+  m.tw_y.allocate(ty.size(), "transform twiddles");
+  m.lam_x.upload(lx.data(), lx.size(), stream);
+  m.lam_y.upload(ly.data(), ly.size(), stream);
+  m.tw_x.upload(tx.data(), tx.size(), stream);
+  m.tw_y.upload(ty.data(), ty.size(), stream);
+  m.blocks = static_cast<int>(std::min<long long>(kReduceBlocks, (static_cast<long long>(nx) * ny + kReduceThreads - 1) / kReduceThreads));
+  m.partials.allocate(2 * static_cast<size_t>(kReduceBlocks), "transform residual partial sums");
+  m.scalars.allocate(2, "transform residual scalars");
+
+  // In place: the real rows are padded to rp doubles. ny = 1 is a 1-D D2Z
+  // of the row; nx = 1 a 1-D Z2Z of the column with zero imaginary parts
+  // (the pad), whose spectrum has the layout of the 2-D half spectrum.
+  size_t ws_fwd = 0, ws_inv = 0;
+  auto make = [&](cufftHandle& plan, bool& has, bool forward, size_t& ws) {
+    SIM_CUFFT_CHECK(cufftCreate(&plan));
+    has = true;
+    SIM_CUFFT_CHECK(cufftSetAutoAllocation(plan, 0));
+    if (nx > 1 && ny > 1) {
+      int n[2] = {ny, nx}, real_embed[2] = {ny, m.rp}, complex_embed[2] = {ny, m.hc};
+      if (forward)
+        SIM_CUFFT_CHECK(cufftMakePlanMany(plan, 2, n, real_embed, 1, ny * m.rp, complex_embed, 1, ny * m.hc,
+                                          CUFFT_D2Z, 1, &ws));
+      else
+        SIM_CUFFT_CHECK(cufftMakePlanMany(plan, 2, n, complex_embed, 1, ny * m.hc, real_embed, 1, ny * m.rp,
+                                          CUFFT_Z2D, 1, &ws));
+    } else if (ny == 1) {
+      SIM_CUFFT_CHECK(cufftMakePlan1d(plan, nx, forward ? CUFFT_D2Z : CUFFT_Z2D, 1, &ws));
+    } else {
+      SIM_CUFFT_CHECK(cufftMakePlan1d(plan, ny, CUFFT_Z2Z, 1, &ws));
+    }
+    SIM_CUFFT_CHECK(cufftSetStream(plan, stream));
+  };
+  if (nx > 1 || ny > 1) {  // 1 x 1: the transforms are the identity
+    make(m.fwd, m.has_fwd, true, ws_fwd);
+    make(m.inv, m.has_inv, false, ws_inv);
+    m.work.allocate(std::max<size_t>(std::max(ws_fwd, ws_inv), 1), "cuFFT work area");
+    SIM_CUFFT_CHECK(cufftSetWorkArea(m.fwd, m.work.data()));
+    SIM_CUFFT_CHECK(cufftSetWorkArea(m.inv, m.work.data()));
+  }
+  SIM_CUDA_CHECK(cudaStreamSynchronize(stream));  // the tables' pageable sources go out of scope
+}
+
+CudaFftPoisson::~CudaFftPoisson() = default;
+
+void CudaFftPoisson::solve(const real* rhs, double* x, real* phi) {
+  Impl& m = *impl_;
+  const FftProblem& p = m.p;
+  const int ax = static_cast<int>(p.ax), ay = static_cast<int>(p.ay);
+  double* a = reinterpret_cast<double*>(m.spec.data());
+  cufftDoubleComplex* s = reinterpret_cast<cufftDoubleComplex*>(m.spec.data());
+  const dim3 b(32, 8);
+  load_kernel<<<cover(m.rp, p.ny, b), b, 0, m.stream>>>(rhs, p.pitch, p.nx, p.ny, m.rp, ax, ay, a);
+  SIM_CUDA_CHECK_LAUNCH("load_kernel");
+  if (m.has_fwd) {
+    if (p.nx == 1 && p.ny > 1) SIM_CUFFT_CHECK(cufftExecZ2Z(m.fwd, s, s, CUFFT_FORWARD));
+    else SIM_CUFFT_CHECK(cufftExecD2Z(m.fwd, a, s));
+  }
+  const AxisView vx{m.lam_x.data(), m.tw_x.data(), p.nx, p.ax != FftAxis::periodic};
+  const AxisView vy{m.lam_y.data(), m.tw_y.data(), p.ny, p.ay != FftAxis::periodic};
+  const double inv_n = 1.0 / (static_cast<double>(p.nx) * p.ny);
+  spectral_kernel<<<cover(m.hc, p.ny / 2 + 1, b), b, 0, m.stream>>>(m.spec.data(), m.hc, vx, vy, inv_n);
+  SIM_CUDA_CHECK_LAUNCH("spectral_kernel");
+  if (m.has_inv) {
+    if (p.nx == 1 && p.ny > 1) SIM_CUFFT_CHECK(cufftExecZ2Z(m.inv, s, s, CUFFT_INVERSE));
+    else SIM_CUFFT_CHECK(cufftExecZ2D(m.inv, s, a));
+  }
+  Ghosts g;
+  for (int k = 0; k < 4; ++k) g.g[k] = static_cast<int>(p.ghost[k]);
+  store_kernel<<<cover(p.nx + 2, p.ny + 2, b), b, 0, m.stream>>>(a, m.rp, p.nx, p.ny, p.pitch, ax, ay, g, x, phi);
+  SIM_CUDA_CHECK_LAUNCH("store_kernel");
+}
+
+double CudaFftPoisson::residual_norm(const real* rhs, const double* x, const real* open) {
+  Impl& m = *impl_;
+  const FftProblem& p = m.p;
+  rhs_sum_kernel<<<m.blocks, kReduceThreads, 0, m.stream>>>(rhs, open, p.nx, p.ny, p.pitch, m.partials.data());
+  SIM_CUDA_CHECK_LAUNCH("rhs_sum_kernel");
+  mean_kernel<<<1, kReduceThreads, 0, m.stream>>>(m.partials.data(), m.blocks, p.singular ? 1 : 0, m.scalars.data());
+  SIM_CUDA_CHECK_LAUNCH("mean_kernel");
+  residual_kernel<<<m.blocks, kReduceThreads, 0, m.stream>>>(rhs, x, open, m.scalars.data(), p.nx, p.ny, p.pitch,
+                                                             static_cast<real>(p.cx), static_cast<real>(p.cy),
+                                                             m.partials.data());
+  SIM_CUDA_CHECK_LAUNCH("residual_kernel");
+  sum_kernel<<<1, kReduceThreads, 0, m.stream>>>(m.partials.data(), m.blocks, m.scalars.data() + 1);
+  SIM_CUDA_CHECK_LAUNCH("sum_kernel");
+  SIM_CUDA_CHECK(cudaMemcpyAsync(m.host.data(), m.scalars.data() + 1, sizeof(double), cudaMemcpyDeviceToHost, m.stream));
+  SIM_CUDA_CHECK(cudaStreamSynchronize(m.stream));
+  return std::sqrt(m.host[0]);
+}
+
+void CudaFftPoisson::project(const Constants& k, const double* x, const real* open, real* u, real* v) {
+  const dim3 b(32, 8);
+  project_x_kernel<<<cover(k.nx + 1, k.ny + 1, b), b, 0, impl_->stream>>>(k, x, open, u, v);
+  SIM_CUDA_CHECK_LAUNCH("project_x_kernel");
+}
+
+}  // namespace sim::cuda

@@ -1,0 +1,215 @@
+#include "sim/cpu/cpu_fft.hpp"
+
+#include <fftw3.h>
+
+#include <algorithm>
+#include <cmath>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+
+namespace sim {
+
+namespace {
+// Rows (for the x transforms) and columns (for the y transforms) per plan
+// execution: enough to amortise a call, few enough to spread over threads.
+constexpr int kBlock = 16;
+
+// The FFTW planner is not thread safe; execution of a made plan is.
+std::mutex& planner_mutex() {
+  static std::mutex m;
+  return m;
+}
+
+fftw_r2r_kind forward_kind(FftAxis a) {
+  switch (a) {
+    case FftAxis::periodic: return FFTW_R2HC;
+    case FftAxis::neumann: return FFTW_REDFT10;
+    case FftAxis::dirichlet: break;
+  }
+  return FFTW_RODFT10;
+}
+fftw_r2r_kind inverse_kind(FftAxis a) {
+  switch (a) {
+    case FftAxis::periodic: return FFTW_HC2R;
+    case FftAxis::neumann: return FFTW_REDFT01;
+    case FftAxis::dirichlet: break;
+  }
+  return FFTW_RODFT01;
+}
+// HC2R(R2HC(x)) = n x; REDFT01(REDFT10(x)) = RODFT01(RODFT10(x)) = 2n x.
+double round_trip_factor(FftAxis a, int n) { return a == FftAxis::periodic ? n : 2.0 * n; }
+
+// The eigenvalue of output position k of the forward transform. R2HC puts
+// the cosine part of wavenumber k at k and the sine part at n - k; both have
+// lambda_k, and sin^2(pi k / n) = sin^2(pi (n - k) / n), so the position
+// itself gives the eigenvalue. The DCT and DST outputs are indexed by k.
+std::vector<double> axis_eigenvalues(FftAxis a, int n, double c) {
+  std::vector<double> l(static_cast<size_t>(n));
+  for (int k = 0; k < n; ++k) l[static_cast<size_t>(k)] = fft_axis_eigenvalue(a, k, n, c);
+  return l;
+}
+}  // namespace
+
+// One plan per direction for full blocks and one for the last, shorter block.
+struct CpuFftPoisson::Plans {
+  fftw_plan row[2][2] = {{nullptr, nullptr}, {nullptr, nullptr}};  // [inverse][last block]
+  fftw_plan col[2][2] = {{nullptr, nullptr}, {nullptr, nullptr}};
+  ~Plans() {
+    std::lock_guard<std::mutex> lock(planner_mutex());
+    for (auto* set : {&row, &col})
+      for (auto& d : *set)
+        for (fftw_plan& q : d)
+          if (q) fftw_destroy_plan(q);
+  }
+};
+
+CpuFftPoisson::CpuFftPoisson(const PoissonHierarchy& h) : p_(fft_problem(h)), l0_(h.levels[0]) {
+  const int nx = p_.nx, ny = p_.ny;
+  wp_ = (nx + 7) / 8 * 8;
+  work_ = static_cast<double*>(fftw_malloc(sizeof(double) * static_cast<size_t>(wp_) * ny));
+  if (!work_) throw std::runtime_error("fftw_malloc: out of memory for the transform work array");
+  lambda_x_ = axis_eigenvalues(p_.ax, nx, p_.cx);
+  lambda_y_ = axis_eigenvalues(p_.ay, ny, p_.cy);
+  scale_ = 1.0 / (round_trip_factor(p_.ax, nx) * round_trip_factor(p_.ay, ny));
+  plans_ = std::make_unique<Plans>();
+  std::lock_guard<std::mutex> lock(planner_mutex());
+  for (int inv = 0; inv < 2; ++inv) {
+    const fftw_r2r_kind kx = inv ? inverse_kind(p_.ax) : forward_kind(p_.ax);
+    const fftw_r2r_kind ky = inv ? inverse_kind(p_.ay) : forward_kind(p_.ay);
+    // Rows: ny transforms of length nx, contiguous, rows wp_ apart.
+    const int full_rows = std::min(kBlock, ny), last_rows = ny % kBlock;
+    plans_->row[inv][0] = fftw_plan_many_r2r(1, &p_.nx, full_rows, work_, nullptr, 1, wp_, work_, nullptr, 1, wp_,
+                                             &kx, FFTW_ESTIMATE);
+    if (last_rows && ny > kBlock) {
+      double* at = work_ + static_cast<size_t>(ny - last_rows) * wp_;
+      plans_->row[inv][1] = fftw_plan_many_r2r(1, &p_.nx, last_rows, at, nullptr, 1, wp_, at, nullptr, 1, wp_, &kx,
+                                               FFTW_ESTIMATE);
+    }
+    // Columns: nx transforms of length ny, stride wp_, neighbours 1 apart.
+    const int full_cols = std::min(kBlock, nx), last_cols = nx % kBlock;
+    plans_->col[inv][0] = fftw_plan_many_r2r(1, &p_.ny, full_cols, work_, nullptr, wp_, 1, work_, nullptr, wp_, 1,
+                                             &ky, FFTW_ESTIMATE);
+    if (last_cols && nx > kBlock) {
+      double* at = work_ + (nx - last_cols);
+      plans_->col[inv][1] = fftw_plan_many_r2r(1, &p_.ny, last_cols, at, nullptr, wp_, 1, at, nullptr, wp_, 1, &ky,
+                                               FFTW_ESTIMATE);
+    }
+  }
+  for (auto* set : {&plans_->row, &plans_->col})
+    for (auto& d : *set)
+      if (!d[0]) throw std::runtime_error("FFTW could not plan the transform solve");
+}
+
+CpuFftPoisson::~CpuFftPoisson() {
+  plans_.reset();
+  fftw_free(work_);
+}
+
+// Blocks of kBlock rows (columns) at fixed positions: the last, shorter
+// block has its own plan; a grid narrower than kBlock is one block.
+void CpuFftPoisson::transform(bool forward) {
+  const int inv = forward ? 0 : 1;
+  const int nx = p_.nx, ny = p_.ny;
+  auto rows = [&] {
+    const int blocks = (ny + kBlock - 1) / kBlock;
+#pragma omp parallel for schedule(static)
+    for (int b = 0; b < blocks; ++b) {
+      double* at = work_ + static_cast<size_t>(b) * kBlock * wp_;
+      const bool last = ny > kBlock && b == blocks - 1 && ny % kBlock != 0;
+      fftw_execute_r2r(plans_->row[inv][last ? 1 : 0], at, at);
+    }
+  };
+  auto cols = [&] {
+    const int blocks = (nx + kBlock - 1) / kBlock;
+#pragma omp parallel for schedule(static)
+    for (int b = 0; b < blocks; ++b) {
+      double* at = work_ + static_cast<size_t>(b) * kBlock;
+      const bool last = nx > kBlock && b == blocks - 1 && nx % kBlock != 0;
+      fftw_execute_r2r(plans_->col[inv][last ? 1 : 0], at, at);
+    }
+  };
+  if (forward) {
+    rows();
+    cols();
+  } else {
+    cols();
+    rows();
+  }
+}
+
+void CpuFftPoisson::solve(const real* rhs, double* x, real* phi) {
+  const int nx = p_.nx, ny = p_.ny, P = p_.pitch;
+#pragma omp parallel for schedule(static)
+  for (int j = 0; j < ny; ++j)
+    for (int i = 0; i < nx; ++i) work_[static_cast<size_t>(j) * wp_ + i] = rhs[(i + 1) + (j + 1) * P];
+  transform(true);
+  // x_hat = b_hat / (lambda_x + lambda_y); the constant mode (eigenvalue 0,
+  // singular only) is set to 0: the mean of b is dropped, x is mean-free.
+#pragma omp parallel for schedule(static)
+  for (int j = 0; j < ny; ++j)
+    for (int i = 0; i < nx; ++i) {
+      const double lam = lambda_x_[static_cast<size_t>(i)] + lambda_y_[static_cast<size_t>(j)];
+      double& w = work_[static_cast<size_t>(j) * wp_ + i];
+      w = lam != 0.0 ? w * scale_ / lam : 0.0;
+    }
+  transform(false);
+#pragma omp parallel for schedule(static)
+  for (int j = 0; j < ny; ++j)
+    for (int i = 0; i < nx; ++i) {
+      const double v = work_[static_cast<size_t>(j) * wp_ + i];
+      x[(i + 1) + (j + 1) * P] = v;
+      phi[(i + 1) + (j + 1) * P] = static_cast<real>(v);
+    }
+  fill_poisson_halo(x, nx, ny, P, p_.ghost);
+  fill_poisson_halo(phi, nx, ny, P, p_.ghost);
+}
+
+double CpuFftPoisson::residual_norm(const real* rhs, const double* x, const real* open) const {
+  const int nx = p_.nx, ny = p_.ny;
+  const PoissonLevel& l = l0_;
+  if (static_cast<int>(row_sum_.size()) < 2 * ny) row_sum_.resize(static_cast<size_t>(2 * ny));
+  auto fluid = [&](int c) { return open == nullptr || open[c] != 0; };
+  // Sums per row, then over rows in order: the same for any thread count.
+  double mean = 0;
+  if (p_.singular) {
+#pragma omp parallel for schedule(static)
+    for (int j = 0; j < ny; ++j) {
+      double s = 0, n = 0;
+      for (int i = 0; i < nx; ++i) {
+        const int c = l.index(i, j);
+        if (fluid(c)) {
+          s += rhs[c];
+          n += 1;
+        }
+      }
+      row_sum_[static_cast<size_t>(2 * j)] = s;
+      row_sum_[static_cast<size_t>(2 * j + 1)] = n;
+    }
+    double s = 0, n = 0;
+    for (int j = 0; j < ny; ++j) {
+      s += row_sum_[static_cast<size_t>(2 * j)];
+      n += row_sum_[static_cast<size_t>(2 * j + 1)];
+    }
+    mean = n > 0 ? s / n : 0.0;
+  }
+  const int P = l.pitch;
+#pragma omp parallel for schedule(static)
+  for (int j = 0; j < ny; ++j) {
+    double acc = 0;
+    for (int i = 0; i < nx; ++i) {
+      const int c = l.index(i, j);
+      if (!fluid(c)) continue;
+      const double ax = poisson_apply_point(x[c], x[c - 1], x[c + 1], x[c - P], x[c + P], l.cx[c], l.cx[c + 1],
+                                            l.cy[c], l.cy[c + P]);
+      const double r = (static_cast<double>(rhs[c]) - mean) - ax;
+      acc += r * r;
+    }
+    row_sum_[static_cast<size_t>(j)] = acc;
+  }
+  double s2 = 0;
+  for (int j = 0; j < ny; ++j) s2 += row_sum_[static_cast<size_t>(j)];
+  return std::sqrt(s2);
+}
+
+}  // namespace sim
