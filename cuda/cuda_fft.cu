@@ -9,7 +9,6 @@
 #include "cuda/check.hpp"
 #include "cuda/cuda_fft.hpp"
 #include "cuda/device_buffer.hpp"
-#include "cuda/faces.cuh"
 
 namespace sim::cuda {
 namespace {
@@ -235,23 +234,6 @@ __global__ void sum_kernel(const double* __restrict__ partials, int blocks, doub
   if (threadIdx.x == 0) out[0] = s;
 }
 
-// u = u** - dt grad x on the active faces, as CpuBackend::project_from_x.
-__global__ void project_x_kernel(Constants k, const double* __restrict__ x, const real* __restrict__ open,
-                                 real* __restrict__ u, real* __restrict__ v) {
-  const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
-  const int j = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
-  if (i > k.nx || j > k.ny) return;
-  const int c = (i + 1) + (j + 1) * k.pitch;
-  const bool solids = k.has_solids != 0;
-  if (active_u(i, j, k))
-    u[c] = solids && (open[c - 1] == real(0) || open[c] == real(0)) ? real(0)
-                                                                     : project_point_f64(u[c], x[c - 1], x[c], k.inv_dx, k.dt);
-  if (active_v(i, j, k))
-    v[c] = solids && (open[c - k.pitch] == real(0) || open[c] == real(0))
-               ? real(0)
-               : project_point_f64(v[c], x[c - k.pitch], x[c], k.inv_dy, k.dt);
-}
-
 dim3 cover(int ni, int nj, dim3 b) { return dim3((ni + b.x - 1) / b.x, (nj + b.y - 1) / b.y); }
 
 }  // namespace
@@ -402,12 +384,6 @@ double CudaFftPoisson::residual_norm(const real* rhs, const double* x, const rea
   SIM_CUDA_CHECK(cudaMemcpyAsync(m.host.data(), m.scalars.data() + 1, sizeof(double), cudaMemcpyDeviceToHost, m.stream));
   SIM_CUDA_CHECK(cudaStreamSynchronize(m.stream));
   return std::sqrt(m.host[0]);
-}
-
-void CudaFftPoisson::project(const Constants& k, const double* x, const real* open, real* u, real* v) {
-  const dim3 b(32, 8);
-  project_x_kernel<<<cover(k.nx + 1, k.ny + 1, b), b, 0, impl_->stream>>>(k, x, open, u, v);
-  SIM_CUDA_CHECK_LAUNCH("project_x_kernel");
 }
 
 }  // namespace sim::cuda

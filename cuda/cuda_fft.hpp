@@ -46,9 +46,6 @@ class CudaFftPoisson {
   // fluid cells if singular (open: the mask, may be null). Synchronises.
   double residual_norm(const real* rhs, const double* x, const real* open);
 
-  // u = u** - dt grad x on the active faces (0 on faces next to a solid), as
-  // CpuBackend's projection with the float64 pressure. Enqueued.
-  void project(const Constants& k, const double* x, const real* open, real* u, real* v);
 
   // Device bytes of an nx x ny solve besides x: the spectrum, an estimate of
   // cuFFT's work area (the size of the spectrum) and the small tables.

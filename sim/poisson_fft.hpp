@@ -38,10 +38,4 @@ FftProblem fft_problem(const PoissonHierarchy& h);
 // lambda_k of one axis of n cells with coefficient c (table above), float64.
 double fft_axis_eigenvalue(FftAxis a, int k, int n, double c);
 
-// Projection of one face with the float64 pressure x: u = u** - dt (x_a - x_b) / h,
-// evaluated in float64 and rounded once (pb behind the face, pa ahead).
-SIM_HD real project_point_f64(real vel, double pb, double pa, real inv_h, real dt) {
-  return static_cast<real>(static_cast<double>(vel) - static_cast<double>(dt) * (pa - pb) * static_cast<double>(inv_h));
-}
-
 }  // namespace sim

@@ -11,7 +11,8 @@
 
 #include "cuda/cuda_fft.hpp"
 #include "cuda/device_buffer.hpp"
-#include "gpu_support.hpp"
+#include "support/cases.hpp"
+#include "support/gpu.hpp"
 #include "sim/cpu/cpu_fft.hpp"
 #include "sim/poisson.hpp"
 
@@ -126,13 +127,13 @@ const BoundaryKind kP = BoundaryKind::periodic, kW = BoundaryKind::wall, kO = Bo
 
 // A few steps of a shipped case with pressure.solver = fft on both backends.
 void compare_case(const std::string& file, int steps) {
-  sim::Config cfg = gputest::shipped_case(file, steps);
+  sim::Config cfg = sim::test::gpu_case(file, steps);
   cfg.solver = sim::PressureSolverKind::fft;
   cfg.backend = sim::BackendKind::cpu;
-  const sim::SimState cpu = gputest::run(cfg, sim::BackendKind::cpu, steps);
+  const sim::SimState cpu = sim::test::run_steps(cfg, steps);
   cfg.backend = sim::BackendKind::cuda;
-  const sim::SimState gpu = gputest::run(cfg, sim::BackendKind::cuda, steps);
-  const gputest::Differences d = gputest::compare(gpu, cpu, true);
+  const sim::SimState gpu = sim::test::run_steps(cfg, steps);
+  const sim::test::Differences d = sim::test::gpu_vs_cpu(gpu, cpu, true);
   CAPTURE(file);
   CAPTURE(d.u);
   CAPTURE(d.v);
@@ -161,6 +162,6 @@ TEST_CASE("gpu fft: odd, non-power-of-two and one-cell-wide sizes match the CPU"
 }
 
 TEST_CASE("gpu fft: taylor_green.toml (periodic) and cavity.toml (walls) with pressure.solver = fft match the CPU") {
-  compare_case("taylor_green.toml", gputest::steps(10));
-  compare_case("cavity.toml", gputest::steps(10));
+  compare_case("taylor_green.toml", sim::test::gpu_steps(10));
+  compare_case("cavity.toml", sim::test::gpu_steps(10));
 }
