@@ -94,7 +94,7 @@ TEST_CASE("config: range errors") {
   CHECK(error_of("[fluid]\ndensity = -1000.0\n") == "t.toml:2:11: fluid.density: expected a number > 0, got -1000.0");
   CHECK(error_of("[time]\ndt = -0.1\n") == "t.toml:2:6: time.dt: expected a number >= 0, got -0.1");
   CHECK(error_of("[domain]\nnx = 4\n") == "t.toml:2:6: domain.nx: expected an integer >= 8 (at least 8 cells a side), got 4");
-  CHECK(error_of("[pressure]\nomega = 2\n") == "t.toml:2:9: pressure.omega: expected a number in (0, 2), got 2");
+  CHECK(error_of("[pressure]\nomega = 2\n") == "t.toml:2:9: pressure.omega: expected a number in [0, 2), got 2");
   CHECK(error_of("[time]\ncfl = 1.5\n") == "t.toml:2:7: time.cfl: expected a number in (0, 1], got 1.5");
   CHECK(error_of("[output]\ncompression_level = 10\n") ==
         "t.toml:2:21: output.compression_level: expected an integer in [0, 9], got 10");
