@@ -30,16 +30,7 @@ Simulation::Simulation(const Config& cfg, std::unique_ptr<Backend> backend, cons
   } else {
     const PoissonHierarchy h = build_poisson_hierarchy(grid_, state.open, k_);
     solver_ = make_pressure_solver(cfg.solver, &h, k_.has_solids != 0);
-    try {
-      solver_->prepare(*backend_, h);
-    } catch (const std::logic_error&) {
-      // auto chose the transform solve, but this backend has none: auto
-      // means the best solver the backend has, so multigrid. An explicit
-      // fft (or a failing multigrid) still fails here.
-      if (cfg.solver != PressureSolverKind::auto_ || solver_->name() != "fft") throw;
-      solver_ = make_pressure_solver(PressureSolverKind::multigrid, &h, k_.has_solids != 0);
-      solver_->prepare(*backend_, h);
-    }
+    solver_->prepare(*backend_, h);
   }
 }
 

@@ -82,7 +82,7 @@ TEST_CASE("config: range errors") {
   CHECK(test::config_error("[fluid]\ndensity = -1000.0\n") == "t.toml:2:11: fluid.density: expected a number > 0, got -1000.0");
   CHECK(test::config_error("[time]\ndt = -0.1\n") == "t.toml:2:6: time.dt: expected a number >= 0, got -0.1");
   CHECK(test::config_error("[domain]\nnx = 4\n") == "t.toml:2:6: domain.nx: expected an integer >= 8 (at least 8 cells a side), got 4");
-  CHECK(test::config_error("[pressure]\nomega = 2\n") == "t.toml:2:9: pressure.omega: expected a number in (0, 2), got 2");
+  CHECK(test::config_error("[pressure]\nomega = 2\n") == "t.toml:2:9: pressure.omega: expected a number in [0, 2), got 2");
   CHECK(test::config_error("[time]\ncfl = 1.5\n") == "t.toml:2:7: time.cfl: expected a number in (0, 1], got 1.5");
   CHECK(test::config_error("[output]\ncompression_level = 10\n") ==
         "t.toml:2:21: output.compression_level: expected an integer in [0, 9], got 10");
