@@ -7,6 +7,7 @@
 #include "cuda/cuda_fft.hpp"
 #include "cuda/cuda_poisson.hpp"
 #include "cuda/particle_store.hpp"
+#include "sim/poisson.hpp"
 
 namespace sim::cuda {
 
@@ -36,9 +37,7 @@ std::string MemoryPlan::breakdown() const {
 
 bool plans_fft(const Config& cfg) {
   if (cfg.solver == PressureSolverKind::fft) return true;
-  if (cfg.solver != PressureSolverKind::auto_ || !cfg.obstacles.empty()) return false;
-  auto rule = [](BoundaryKind k) { return k == BoundaryKind::periodic ? 2 : k == BoundaryKind::outflow ? 1 : 0; };
-  return rule(cfg.left.kind) == rule(cfg.right.kind) && rule(cfg.bottom.kind) == rule(cfg.top.kind);
+  return cfg.solver == PressureSolverKind::auto_ && fft_unsupported_reason(cfg).empty();
 }
 
 MemoryPlan plan_memory(const Config& cfg, const Grid& g, const StencilOpts& o) {

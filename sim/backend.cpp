@@ -1,6 +1,5 @@
 #include "sim/backend.hpp"
 
-
 namespace sim {
 
 const char* phase_name(Phase p) {

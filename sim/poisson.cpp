@@ -81,16 +81,25 @@ PoissonHierarchy build_poisson_hierarchy(const Grid& grid, const std::vector<rea
   return h;
 }
 
-std::string fft_unsupported_reason(const PoissonHierarchy& h, bool has_solids) {
+std::string fft_unsupported_reason(const GhostRule ghost[4], bool has_solids) {
   if (has_solids) return "the domain has obstacles";
   const char* axis[2] = {"x (left/right)", "y (bottom/top)"};
-  for (int a = 0; a < 2; ++a) {
-    const GhostRule lo = h.ghost[2 * a], hi = h.ghost[2 * a + 1];
-    if (lo != hi)
+  for (int a = 0; a < 2; ++a)
+    if (ghost[2 * a] != ghost[2 * a + 1])
       return std::string("the sides of ") + axis[a] +
              " differ (one an outflow, the other not): no single cosine or sine transform diagonalises it";
-  }
   return {};
+}
+
+std::string fft_unsupported_reason(const PoissonHierarchy& h, bool has_solids) {
+  return fft_unsupported_reason(h.ghost, has_solids);
+}
+
+std::string fft_unsupported_reason(const Config& cfg) {
+  const BoundaryKind kinds[4] = {cfg.left.kind, cfg.right.kind, cfg.bottom.kind, cfg.top.kind};
+  GhostRule ghost[4];
+  for (int s = 0; s < 4; ++s) ghost[s] = ghost_rule(static_cast<int>(kinds[s]));
+  return fft_unsupported_reason(ghost, !cfg.obstacles.empty());
 }
 
 }  // namespace sim

@@ -67,7 +67,9 @@ PoissonHierarchy build_poisson_hierarchy(const Grid& grid, const std::vector<rea
 // Whether a direct transform solve applies: no solid cell, and each axis is
 // periodic on both sides, Neumann on both or Dirichlet on both. Empty when it
 // applies, else a one-line reason.
+std::string fft_unsupported_reason(const GhostRule ghost[4], bool has_solids);
 std::string fft_unsupported_reason(const PoissonHierarchy& h, bool has_solids);
+std::string fft_unsupported_reason(const Config& cfg);  // before any grid exists
 
 // ---- per-point functions of values, shared by the CPU loops and CUDA kernels ----
 

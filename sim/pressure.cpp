@@ -179,6 +179,12 @@ std::unique_ptr<PressureSolver> make_pressure_solver(PressureSolverKind kind, co
   throw std::invalid_argument("unknown pressure solver");
 }
 
+std::vector<PressureSolverKind> applicable_solvers(const Config& cfg) {
+  std::vector<PressureSolverKind> out{PressureSolverKind::jacobi, PressureSolverKind::sor, PressureSolverKind::multigrid};
+  if (fft_unsupported_reason(cfg).empty()) out.push_back(PressureSolverKind::fft);
+  return out;
+}
+
 double optimal_sor_omega(int nx, int ny) {
   // Red-black SOR on the 5-point Laplacian: omega = 2 / (1 + sin(pi h)) with
   // the Jacobi spectral radius cos(pi h) of the longer side's mode.

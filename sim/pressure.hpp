@@ -41,6 +41,10 @@ class PressureSolver {
 std::unique_ptr<PressureSolver> make_pressure_solver(PressureSolverKind kind, const PoissonHierarchy* h,
                                                      bool has_solids);
 
+// The solvers that apply to a config: jacobi, sor, multigrid, and fft where
+// the transform solve applies (what `sim bench` compares by default).
+std::vector<PressureSolverKind> applicable_solvers(const Config& cfg);
+
 // The red-black SOR relaxation factor that minimises the iterations on an
 // nx x ny grid.
 double optimal_sor_omega(int nx, int ny);

@@ -148,16 +148,20 @@ TEST_CASE("bench: the variant matrix, with the axes that cannot matter collapsed
   const Config cfg = load_config(box());
   BenchOptions all;
   std::vector<std::string> notes;
-  CHECK(bench_variants(cfg, all, true, &notes).size() == 2 * 4 * 2 * 3 * 2 * 2);  // layout stencil constants sampling deposit solver
+  // layout stencil constants sampling deposit solver (jacobi, sor, multigrid, fft: the closed box allows fft)
+  CHECK(bench_variants(cfg, all, true, &notes).size() == 2 * 4 * 2 * 3 * 2 * 4);
   CHECK(notes.empty());
-  CHECK(bench_variants(cfg, all, false, &notes).size() == 2 * 2);  // CPU: layout x solver
+  CHECK(bench_variants(cfg, all, false, &notes).size() == 2 * 4);  // CPU: layout x solver
   CHECK(notes.size() == 4);
   Config one_way = cfg;
   one_way.two_way = false;
-  CHECK(bench_variants(one_way, all, true, nullptr).size() == 2 * 4 * 2 * 3 * 2);
+  CHECK(bench_variants(one_way, all, true, nullptr).size() == 2 * 4 * 2 * 3 * 4);
   Config grid_only = cfg;
   grid_only.regions.clear();
-  CHECK(bench_variants(grid_only, all, true, nullptr).size() == 4 * 2 * 2);
+  CHECK(bench_variants(grid_only, all, true, nullptr).size() == 4 * 2 * 4);
+  Config obstacle = cfg;  // no transform solve around an obstacle: three solvers
+  obstacle.obstacles.push_back({});
+  CHECK(bench_variants(obstacle, all, false, nullptr).size() == 2 * 3);
   BenchOptions subset;
   subset.stencils = {Stencil::naive, Stencil::ldg};
   subset.solvers = {PressureSolverKind::jacobi};
@@ -178,18 +182,18 @@ TEST_CASE("bench: a tiny CPU matrix prints the table and writes CSV and JSON wit
                        out);
   CHECK(rc == 0);
   INFO(out);
-  for (const char* s : {"ceiling", "variant", "it/step", "pressure", "GB/s", "%copy", "aos/jacobi", "soa/sor"})
+  for (const char* s : {"ceiling", "variant", "it/step", "pressure", "GB/s", "%copy", "aos/jacobi", "soa/sor", "aos/multigrid", "soa/fft"})
     CHECK(out.find(s) != std::string::npos);
 
   const std::vector<std::string> csv = test::read_lines(dir + "/m.csv");
-  REQUIRE(csv.size() == 1 + 4);
+  REQUIRE(csv.size() == 1 + 8);
   CHECK(csv[0] == joined(matrix_columns()));
   CHECK(csv[0].rfind("variant,backend,layout,stencil,constants,sampling,deposit,pressure_solver,steps,", 0) == 0);
   for (size_t k = 1; k < csv.size(); ++k) {
     INFO(csv[k]);
     CHECK(csv[k].back() == ',');  // empty error column
   }
-  check_json(dir + "/m.json", 4, "matrix");
+  check_json(dir + "/m.json", 8, "matrix");
 }
 
 TEST_CASE("bench: the micro suite on the CPU at tiny sizes") {
@@ -205,13 +209,16 @@ TEST_CASE("bench: the micro suite on the CPU at tiny sizes") {
   for (const char* s : {"jacobi_sweep", "sor_sweep", "particle_step", "16^2", "cells", "particles", "GB/s"})
     CHECK(out.find(s) != std::string::npos);
   const std::vector<std::string> csv = test::read_lines(dir + "/u.csv");
-  REQUIRE(csv.size() == 1 + 2 + 4);  // jacobi, sor; particle step aos, soa, each in random and cell-sorted order
+  // jacobi, sor; one V-cycle and one multigrid solve; particle step aos, soa, each in random and cell-sorted order
+  REQUIRE(csv.size() == 1 + 2 + 2 + 4);
   CHECK(csv[0] == joined(micro_columns()));
   CHECK(csv[1].rfind("jacobi_sweep,16,cells,", 0) == 0);
   CHECK(csv[2].rfind("sor_sweep,16,cells,", 0) == 0);
-  CHECK(csv[3].rfind("particle_step,500,particles,aos,", 0) == 0);
-  CHECK(csv[5].rfind("particle_step,500,particles,aos/cell-sorted,", 0) == 0);
-  check_json(dir + "/u.json", 6, "micro");
+  CHECK(csv[3].rfind("mg_vcycle,16,cells,", 0) == 0);
+  CHECK(csv[4].rfind("mgpcg_solve_1e-6,16,cells,", 0) == 0);
+  CHECK(csv[5].rfind("particle_step,500,particles,aos,", 0) == 0);
+  CHECK(csv[7].rfind("particle_step,500,particles,aos/cell-sorted,", 0) == 0);
+  check_json(dir + "/u.json", 8, "micro");
 }
 
 TEST_CASE("bench: the host copy bandwidth is measured") {

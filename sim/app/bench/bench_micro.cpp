@@ -186,6 +186,7 @@ void sweeps(Context& x, const Config& cfg, int n) {
         }
       }
       for (PressureSolverKind solver : all_or(x.opts.solvers)) {
+        if (solver != PressureSolverKind::jacobi && solver != PressureSolverKind::sor) continue;  // sweeps only
         BenchRow row;
         const bool jacobi = solver == PressureSolverKind::jacobi;
         row.set("benchmark", jacobi ? "jacobi_sweep" : "sor_sweep");

@@ -198,8 +198,20 @@ inline StepCost step_cost(const Config& cfg, const Grid& g, const StepCounts& n)
   }
   c.advect = advect(faces(g), solids);
   c.diffuse = diffuse(faces(g), cfg.two_way, solids);
-  const Cost sweep = cfg.solver == PressureSolverKind::jacobi ? jacobi_sweep(cells(g), solids) : sor_sweep(cells(g), solids);
-  c.pressure = rhs(cells(g), solids) + n.residuals * residual(cells(g), solids) + n.sweeps * sweep;
+  c.pressure = rhs(cells(g), solids);
+  switch (cfg.solver) {
+    case PressureSolverKind::multigrid:  // n.sweeps counts PCG iterations
+      c.pressure += pcg_start_finish(cells(g)) + n.sweeps * (mg_vcycle(g.nx, g.ny, 2) + pcg_iteration(cells(g)));
+      break;
+    case PressureSolverKind::fft:  // rhs read, x and phi written, and the float64 residual check
+      c.pressure += Cost{cells(g) * 16, 0} + Cost{cells(g) * 20, cells(g) * 10};
+      break;
+    default: {
+      const Cost sweep =
+          cfg.solver == PressureSolverKind::jacobi ? jacobi_sweep(cells(g), solids) : sor_sweep(cells(g), solids);
+      c.pressure += n.residuals * residual(cells(g), solids) + n.sweeps * sweep;
+    }
+  }
   c.project = project(faces(g), solids);
   return c;
 }
