@@ -7,7 +7,7 @@
 set -uo pipefail
 OUT=${OUT:-device-out}
 mkdir -p "$OUT"
-L=$PWD/.gpu/lib
+L=$PWD/.gpu/lib:/usr/local/cuda/lib64
 parts=("$@")
 [[ ${#parts[@]} -eq 0 ]] && parts=(tests sanitize racecheck runs pressure)
 nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.sm,clocks.mem --format=csv | tee "$OUT/device.txt"
