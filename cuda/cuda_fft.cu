@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "cuda/block_sum.cuh"
 #include "cuda/check.hpp"
 #include "cuda/cuda_fft.hpp"
 #include "cuda/device_buffer.hpp"
@@ -160,20 +161,10 @@ __global__ void store_kernel(const double* __restrict__ a, int rp, int nx, int n
   phi[c] = static_cast<real>(v);
 }
 
-__device__ __forceinline__ double block_sum(double v, double* sh) {
-  sh[threadIdx.x] = v;
-  __syncthreads();
-  for (int s = blockDim.x / 2; s > 0; s >>= 1) {
-    if (static_cast<int>(threadIdx.x) < s) sh[threadIdx.x] += sh[threadIdx.x + s];
-    __syncthreads();
-  }
-  return sh[0];
-}
 
 // Per block: sum of rhs and number of fluid cells (cells dealt round robin in a fixed order).
 __global__ void rhs_sum_kernel(const real* __restrict__ rhs, const real* __restrict__ open, int nx, int ny, int pitch,
                                double* __restrict__ partials) {
-  __shared__ double sh[kReduceThreads];
   double s = 0, n = 0;
   const int cells = nx * ny;
   for (int q = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x); q < cells; q += gridDim.x * blockDim.x) {
@@ -183,9 +174,9 @@ __global__ void rhs_sum_kernel(const real* __restrict__ rhs, const real* __restr
       n += 1;
     }
   }
-  s = block_sum(s, sh);
+  s = block_sum(s);
   __syncthreads();
-  n = block_sum(n, sh);
+  n = block_sum(n);
   if (threadIdx.x == 0) {
     partials[2 * blockIdx.x] = s;
     partials[2 * blockIdx.x + 1] = n;
@@ -194,15 +185,14 @@ __global__ void rhs_sum_kernel(const real* __restrict__ rhs, const real* __restr
 
 // out[0] = mean = sum / count (0 when not singular).
 __global__ void mean_kernel(const double* __restrict__ partials, int blocks, int singular, double* __restrict__ out) {
-  __shared__ double sh[kReduceThreads];
   double s = 0, n = 0;
   for (int b = static_cast<int>(threadIdx.x); b < blocks; b += blockDim.x) {
     s += partials[2 * b];
     n += partials[2 * b + 1];
   }
-  s = block_sum(s, sh);
+  s = block_sum(s);
   __syncthreads();
-  n = block_sum(n, sh);
+  n = block_sum(n);
   if (threadIdx.x == 0) out[0] = singular && n > 0 ? s / n : 0.0;
 }
 
@@ -211,7 +201,6 @@ __global__ void mean_kernel(const double* __restrict__ partials, int blocks, int
 __global__ void residual_kernel(const real* __restrict__ rhs, const double* __restrict__ x,
                                 const real* __restrict__ open, const double* __restrict__ mean, int nx, int ny,
                                 int pitch, real cx, real cy, double* __restrict__ partials) {
-  __shared__ double sh[kReduceThreads];
   const double m = *mean;
   double acc = 0;
   const int cells = nx * ny;
@@ -222,15 +211,14 @@ __global__ void residual_kernel(const real* __restrict__ rhs, const double* __re
     const double r = (static_cast<double>(rhs[c]) - m) - ax;
     acc += r * r;
   }
-  acc = block_sum(acc, sh);
+  acc = block_sum(acc);
   if (threadIdx.x == 0) partials[blockIdx.x] = acc;
 }
 
 __global__ void sum_kernel(const double* __restrict__ partials, int blocks, double* __restrict__ out) {
-  __shared__ double sh[kReduceThreads];
   double s = 0;
   for (int b = static_cast<int>(threadIdx.x); b < blocks; b += blockDim.x) s += partials[b];
-  s = block_sum(s, sh);
+  s = block_sum(s);
   if (threadIdx.x == 0) out[0] = s;
 }
 

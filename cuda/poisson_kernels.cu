@@ -19,6 +19,7 @@
 
 #include <algorithm>
 
+#include "cuda/block_sum.cuh"
 #include "cuda/check.hpp"
 #include "cuda/poisson_kernels.hpp"
 #include "sim/faces.hpp"
@@ -34,24 +35,6 @@ static_assert(sizeof(Constants) < 4000, "Constants is passed by value as a kerne
 constexpr int kRedBX = 32, kRedBY = 8, kRedRows = 4;  // a block covers 32 x 32 cells
 constexpr int kFinalThreads = 1024;
 
-// Sum over the block, valid in thread 0: a fixed shuffle tree per warp, then
-// the warp sums in order by warp 0. Blocks hold whole warps (<= 1024 threads).
-__device__ __forceinline__ double block_sum(double v) {
-  __shared__ double warp_sums[32];
-#pragma unroll
-  for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
-  const int tid = static_cast<int>(threadIdx.y * blockDim.x + threadIdx.x);
-  const int warps = static_cast<int>(blockDim.x * blockDim.y) >> 5;
-  if ((tid & 31) == 0) warp_sums[tid >> 5] = v;
-  __syncthreads();
-  double s = 0;
-  if (tid < 32) {
-    s = tid < warps ? warp_sums[tid] : 0.0;
-#pragma unroll
-    for (int o = 16; o > 0; o >>= 1) s += __shfl_down_sync(0xffffffffu, s, o);
-  }
-  return s;
-}
 
 __device__ __forceinline__ void write_partial(double acc, double* partials) {
   const double s = block_sum(acc);
