@@ -90,6 +90,7 @@ class CudaBackend final : public Backend {
     counters_.upload(c, kCounterCount, st);
     permuted_ = false;
     particle_steps_ = 0;
+    nonfinite_ = 0;
     stream_.synchronize();
   }
 
@@ -177,10 +178,17 @@ class CudaBackend final : public Backend {
     cuda::fill_velocity_halo(exec_, u_.data(), v_.data());
   }
 
+  // The particle watchdog's counter comes back with the norm (one 8-byte
+  // copy more, in the synchronisation the step already waits for).
   double compute_rhs() override {
     cuda::compute_rhs(exec_, so_, u_.data(), v_.data(), open_.data(), rhs_.data(), partials_.data());
-    return std::sqrt(sum_to_host(exec_, scratch(), partials_.data(), static_cast<int>(partials_.size())));
+    unsigned long long nonfinite = 0;
+    const double s2 = sum_to_host(exec_, scratch(), partials_.data(), static_cast<int>(partials_.size()),
+                                  counters_.data() + kNonFinite, nonfinite);
+    nonfinite_ = static_cast<int64_t>(nonfinite);
+    return std::sqrt(s2);
   }
+  int64_t nonfinite_particles() override { return nonfinite_; }
 
   void fill_pressure_halo() override { cuda::fill_pressure_halo(exec_, phi_.data()); }
 
@@ -326,6 +334,7 @@ class CudaBackend final : public Backend {
   DeviceBuffer<double> x_;               // float64 pressure of the transform solve
   bool permuted_ = false;  // slots out of canonical order since the last upload
   int64_t particle_steps_ = 0;
+  int64_t nonfinite_ = 0;  // kNonFinite as of the last compute_rhs
 };
 
 }  // namespace

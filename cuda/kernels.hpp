@@ -95,8 +95,9 @@ struct DeviceParticles {
   int64_t size() const { return layout == Layout::aos ? aos.n : soa.n; }
 };
 
-// Device counters kept across steps (ParticleCounters).
-enum CounterIndex { kRemoved = 0, kRecycled = 1, kCounterCount = 2 };
+// Device counters kept across steps (ParticleCounters), and the alive
+// particles found not finite in a step (Backend::nonfinite_particles).
+enum CounterIndex { kRemoved = 0, kRecycled = 1, kNonFinite = 2, kCounterCount = 3 };
 
 // Where the particle kernels read the fluid velocity, by sampling path.
 struct VelocitySource {
@@ -123,7 +124,7 @@ struct ParticleStepArgs {
   uint32_t* pair_keys = nullptr;  // deposit=sorted: 8 (key, value) pairs per slot, at 8 (id % capacity)
   real* pair_values = nullptr;
   uint32_t capacity = 0;
-  unsigned long long* counters = nullptr;  // [kRemoved, kRecycled]
+  unsigned long long* counters = nullptr;  // [kRemoved, kRecycled, kNonFinite]
 };
 // Sample, drag, gravity, obstacles, walls; the drag reaction deposited or emitted.
 void step_particles(const Exec& e, const DeviceParticles& p, const ParticleStepArgs& a);
@@ -175,6 +176,10 @@ struct ReduceScratch {
 };
 // Sum of n doubles, read back (synchronises the stream).
 double sum_to_host(const Exec& e, const ReduceScratch& r, const double* values, int n);
+// The same, and the device counter *count copied back in the same
+// synchronisation (one more 8-byte copy, no extra wait).
+double sum_to_host(const Exec& e, const ReduceScratch& r, const double* values, int n,
+                   const unsigned long long* count, unsigned long long& count_out);
 // max over faces (i, j) in [0, nx] x [0, ny] of |u|/dx + |v|/dy (synchronises).
 double max_velocity_rate(const Exec& e, const ReduceScratch& r, const real* u, const real* v);
 

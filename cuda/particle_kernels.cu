@@ -89,6 +89,9 @@ __global__ void __launch_bounds__(kParticleBlock) particle_step_kernel(KP kp, Vi
   real x0 = 0, y0 = 0, ax = 0, ay = 0;  // old position and drag reaction (an acceleration of one cell of fluid)
   if (live) {
     const ParticleUpdate up = update_particle(s, d, ufx, ufy, k);
+    // The watchdog's particle half: compares in registers; the atomic only
+    // runs for a particle that is already lost.
+    if (!finite_motion(s) || !finite_motion(up.s)) atomicAdd(counters + kNonFinite, 1ull);
     if constexpr (kDeposit != DepositMode::none) {
       x0 = s.x;
       y0 = s.y;

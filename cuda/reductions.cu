@@ -18,7 +18,8 @@ namespace sim::cuda {
 namespace {
 
 struct MaxOp {
-  __host__ __device__ double operator()(double a, double b) const { return a > b ? a : b; }
+  // NaN-propagating, so a blown-up face reaches next_dt (sim/types.hpp)
+  __host__ __device__ double operator()(double a, double b) const { return max_nan(a, b); }
 };
 
 // Ask CUB for its temporary storage, grow the workspace if needed, run.
@@ -118,6 +119,17 @@ void upload_reduction_constants(const Constants& c, cudaStream_t s) { upload_uni
 double sum_to_host(const Exec& e, const ReduceScratch& r, const double* values, int n) {
   run_cub(r, [&](void* w, size_t& bytes) { return cub::DeviceReduce::Sum(w, bytes, values, r.d_out, n, e.stream); });
   return read_back<double>(e, r);
+}
+
+double sum_to_host(const Exec& e, const ReduceScratch& r, const double* values, int n,
+                   const unsigned long long* count, unsigned long long& count_out) {
+  run_cub(r, [&](void* w, size_t& bytes) { return cub::DeviceReduce::Sum(w, bytes, values, r.d_out, n, e.stream); });
+  // Queued before read_back's synchronisation, so both land with one wait.
+  unsigned long long* h_count = reinterpret_cast<unsigned long long*>(r.h_out + 1);
+  SIM_CUDA_CHECK(cudaMemcpyAsync(h_count, count, sizeof *count, cudaMemcpyDeviceToHost, e.stream));
+  const double sum = read_back<double>(e, r);
+  count_out = *h_count;
+  return sum;
 }
 
 double max_velocity_rate(const Exec& e, const ReduceScratch& r, const real* u, const real* v) {

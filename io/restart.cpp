@@ -1,6 +1,11 @@
 #include "io/restart.hpp"
 
 #include <cmath>
+#include <cstdio>
+#include <initializer_list>
+#include <iterator>
+#include <string>
+#include <vector>
 #include <stdexcept>
 
 #include "io/snapshot_reader.hpp"
@@ -9,6 +14,94 @@
 
 namespace sim {
 namespace {
+
+// "[12, 0]": flat index k of an array of shape `dims`, row-major.
+std::string index_text(size_t k, std::initializer_list<size_t> dims) {
+  std::vector<size_t> idx;
+  for (auto d = std::rbegin(dims); d != std::rend(dims); ++d) {
+    idx.insert(idx.begin(), k % *d);
+    k /= *d;
+  }
+  std::string s = "[";
+  for (size_t n = 0; n < idx.size(); ++n) s += (n ? ", " : "") + std::to_string(idx[n]);
+  return s + "]";
+}
+
+std::string value_text(double x) {
+  if (std::isnan(x)) return "nan";  // its sign bit means nothing
+  char b[32];
+  std::snprintf(b, sizeof b, "%.9g", x);
+  return b;
+}
+
+// A restart is the state the run goes on from: a NaN, a particle outside
+// the domain or inside an obstacle, or a diameter <= 0 would only blow up
+// (or divide by zero) some steps later, far from the file that caused it.
+// Each check names the dataset and the first bad index.
+void require_finite(const std::string& what, const std::string& dataset, const std::vector<float>& v,
+                    std::initializer_list<size_t> dims) {
+  for (size_t k = 0; k < v.size(); ++k)
+    if (!std::isfinite(v[k]))
+      throw std::runtime_error(what + ": dataset '" + dataset + "' index " + index_text(k, dims) + " = " +
+                               value_text(v[k]) + " is not finite");
+}
+
+void validate_header(const SnapshotHeader& h, const std::string& what) {
+  if (h.step < 0)
+    throw std::runtime_error(what + ": attribute 'step' = " + std::to_string(h.step) + " must be >= 0");
+  if (!std::isfinite(h.time) || h.time < 0)
+    throw std::runtime_error(what + ": attribute 'time' = " + value_text(h.time) + " must be finite and >= 0");
+  if (!std::isfinite(h.dt) || h.dt < 0)
+    throw std::runtime_error(what + ": attribute 'dt' = " + value_text(h.dt) + " must be finite and >= 0");
+}
+
+bool inside_obstacle(const Config& cfg, double x, double y) {
+  for (const Obstacle& o : cfg.obstacles) {
+    if (o.shape == ObstacleShape::circle) {
+      if ((x - o.x) * (x - o.x) + (y - o.y) * (y - o.y) < o.radius * o.radius) return true;
+    } else if (x > o.x0 && x < o.x1 && y > o.y0 && y < o.y1) {
+      return true;
+    }
+  }
+  return false;
+}
+
+void validate_contents(const Config& cfg, const SnapshotContents& c, const std::string& what) {
+  validate_header(c.header, what);
+  const size_t nx = static_cast<size_t>(c.header.nx), ny = static_cast<size_t>(c.header.ny);
+  const SnapshotGrid& g = c.grid;
+  require_finite(what, "/grid/u", g.u, {ny, nx + 1});
+  require_finite(what, "/grid/v", g.v, {ny + 1, nx});
+  require_finite(what, "/grid/phi", g.phi, {ny, nx});
+  require_finite(what, "/grid/pressure", g.pressure, {ny, nx});
+  require_finite(what, "/grid/velocity", g.velocity, {ny, nx, 3});
+  require_finite(what, "/grid/vorticity", g.vorticity, {ny, nx});
+  require_finite(what, "/grid/divergence", g.divergence, {ny, nx});
+  const SnapshotParticles& p = c.particles;
+  const size_t n = p.size();
+  require_finite(what, "/particles/position", p.position, {n, 3});
+  require_finite(what, "/particles/velocity", p.velocity, {n, 3});
+  require_finite(what, "/particles/diameter", p.diameter, {n});
+  // The stored particles are the alive ones. Bounds as the particle step
+  // keeps them, in float (its clamps use float(lx)).
+  const float lx = static_cast<float>(cfg.lx), ly = static_cast<float>(cfg.ly);
+  for (size_t k = 0; k < n; ++k) {
+    const float x = p.position[3 * k], y = p.position[3 * k + 1];
+    if (!(x >= 0 && x <= lx && y >= 0 && y <= ly))
+      throw std::runtime_error(what + ": dataset '/particles/position' index [" + std::to_string(k) + "] = (" +
+                               value_text(x) + ", " + value_text(y) + ") of particle id " + std::to_string(p.id[k]) +
+                               " is outside the domain [0, " + value_text(cfg.lx) + "] x [0, " + value_text(cfg.ly) +
+                               "]");
+    if (inside_obstacle(cfg, x, y))
+      throw std::runtime_error(what + ": dataset '/particles/position' index [" + std::to_string(k) + "] = (" +
+                               value_text(x) + ", " + value_text(y) + ") of particle id " + std::to_string(p.id[k]) +
+                               " is inside an obstacle");
+    if (!(p.diameter[k] > 0))
+      throw std::runtime_error(what + ": dataset '/particles/diameter' index [" + std::to_string(k) + "] = " +
+                               value_text(p.diameter[k]) + " of particle id " + std::to_string(p.id[k]) +
+                               " must be > 0");
+  }
+}
 
 bool close_enough(double a, double b) { return std::abs(a - b) <= 1e-9 * std::max(std::abs(a), std::abs(b)); }
 
@@ -84,6 +177,7 @@ SimState load_restart(const Config& cfg, const std::string& path) {
     throw std::runtime_error(what + ": the file's cells are " + std::to_string(h.dx) + " x " + std::to_string(h.dy) +
                              " m, the config's " + std::to_string(cfg.dx()) + " x " + std::to_string(cfg.dy()) +
                              " m (domain.lx, domain.ly)");
+  validate_contents(cfg, c, what);
   SimState s = make_initial_state(cfg);
   s.step = h.step;
   s.time = h.time;

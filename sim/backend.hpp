@@ -122,6 +122,11 @@ class Backend : public PressureOps {
   virtual void diffuse() = 0;  // explicit diffusion + body force
   virtual void project() = 0;  // u = u** - dt grad phi; halo filled after
   virtual Diagnostics diagnostics() = 0;
+  // Alive particles whose position or velocity was not finite in a particle
+  // step since the last upload (counted inside the particle step itself).
+  // Current after the step's compute_rhs: the CUDA backend reads its device
+  // counter back with the rhs norm, in the same synchronisation.
+  virtual int64_t nonfinite_particles() = 0;
   virtual PhaseTimer& timer() = 0;
   virtual void synchronize() {}  // wait for queued device work (benchmarks)
 };

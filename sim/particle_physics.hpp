@@ -58,6 +58,14 @@ struct ParticleMotion {
   real x, y, vx, vy;
 };
 
+// Position and velocity all finite. The particle steps count the particles
+// for which this fails (before or after their update; a NaN position is
+// clamped back into the domain by the walls, a NaN velocity is not), which
+// is the particle half of Simulation's non-finite watchdog.
+SIM_HD bool finite_motion(const ParticleMotion& s) {
+  return isfinite(s.x) && isfinite(s.y) && isfinite(s.vx) && isfinite(s.vy);
+}
+
 // dv/dt = (u_f - v)/tau + g_eff, integrated exactly over dt with u_f frozen:
 //   v(dt) = w + (v0 - w) e^{-dt/tau},  w = u_f + g_eff tau (the terminal velocity),
 //   x(dt) = x0 + w dt + (v0 - w) tau (1 - e^{-dt/tau}).

@@ -13,7 +13,14 @@ template <class Sweep>
 PressureStats iterate(PressureOps& ops, const PressureSettings& s, Sweep sweep) {
   PressureStats st;
   const double b = ops.compute_rhs();
+  st.rhs_norm = b;
   ops.fill_pressure_halo();
+  // A non-finite right-hand side cannot converge: stop now (the caller's
+  // watchdog reports it) instead of sweeping max_iterations times over NaN.
+  if (!std::isfinite(b)) {
+    st.residual = b;
+    return st;
+  }
   if (b == 0.0) {
     st.converged = true;
     return st;
@@ -75,6 +82,7 @@ class MultigridSolver final : public PressureSolver {
   PressureStats solve(PressureOps& ops, const PressureSettings& s) override {
     PressureStats st;
     const double b = ops.compute_rhs();
+    st.rhs_norm = b;
     double r = ops.pcg_start();
     if (b == 0.0 || r == 0.0) {
       ops.pcg_finish();
@@ -148,6 +156,7 @@ class FftSolver final : public PressureSolver {
   PressureStats solve(PressureOps& ops, const PressureSettings& s) override {
     PressureStats st;
     const double b = ops.compute_rhs();
+    st.rhs_norm = b;
     ops.fft_solve();
     st.iterations = 1;
     st.residual = b == 0.0 ? 0.0 : ops.poisson_residual_norm() / b;

@@ -22,6 +22,9 @@ struct PressureSettings {
 struct PressureStats {
   int iterations = 0;
   double residual = 0;  // relative, at the last check
+  // ||div u** / dt||_2 over fluid cells, as compute_rhs returned it: not
+  // finite when u** holds a NaN or an Inf (what Simulation's watchdog reads).
+  double rhs_norm = 0;
   bool converged = false;
   std::vector<double> history;  // relative residual at each check, if asked for
 };

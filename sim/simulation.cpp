@@ -6,10 +6,61 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "sim/stability.hpp"
 
 namespace sim {
+namespace {
+
+std::string number(double x) {
+  if (std::isnan(x)) return "nan";  // its sign bit means nothing
+  char b[32];
+  std::snprintf(b, sizeof b, "%.6g", x);
+  return b;
+}
+
+// The first non-finite value of `s`, as "u = nan at face (3, 4)", and the
+// number of them in `count`. Scans what a snapshot writes: u and v on the
+// faces of the grid, the pressure on its cells, alive particles; particles
+// first when `particles_first` (a particle that went bad in a step from a
+// finite velocity field is where the NaN started: its deposit spreads it
+// into u within the same step).
+std::string first_non_finite(const SimState& s, bool particles_first, int64_t& count) {
+  const Grid& g = s.grid;
+  std::string first_fluid, first_particle;
+  count = 0;
+  auto face = [&](const std::vector<real>& f, const char* name, const char* where, int i, int j) {
+    const real x = f[g.idx(i, j)];
+    if (std::isfinite(x)) return;
+    ++count;
+    if (first_fluid.empty())
+      first_fluid = std::string(name) + " = " + number(x) + " at " + where + " (" + std::to_string(i) + ", " +
+                    std::to_string(j) + ")";
+  };
+  for (int j = 0; j < g.ny; ++j)
+    for (int i = 0; i <= g.nx; ++i) face(s.u, "u", "face", i, j);
+  for (int j = 0; j <= g.ny; ++j)
+    for (int i = 0; i < g.nx; ++i) face(s.v, "v", "face", i, j);
+  for (int j = 0; j < g.ny; ++j)
+    for (int i = 0; i < g.nx; ++i) face(s.phi, "pressure", "cell", i, j);
+  const HostParticles& p = s.particles;
+  for (size_t r = 0; r < p.size(); ++r) {
+    if (!p.alive[r]) continue;
+    const std::pair<const char*, real> values[] = {{"x", p.x[r]}, {"y", p.y[r]}, {"vx", p.vx[r]}, {"vy", p.vy[r]}, {"d", p.d[r]}};
+    for (const auto& [name, x] : values) {
+      if (std::isfinite(x)) continue;
+      ++count;
+      if (first_particle.empty())
+        first_particle = "particle id " + std::to_string(p.id[r]) + ": " + name + " = " + number(x);
+    }
+  }
+  if (particles_first && !first_particle.empty()) return first_particle;
+  return !first_fluid.empty() ? first_fluid : first_particle;
+}
+
+}  // namespace
 
 Simulation::Simulation(const Config& cfg, std::unique_ptr<Backend> backend, const SimState& state)
     : cfg_(cfg), grid_(state.grid), k_(make_constants(cfg, state.grid)), backend_(std::move(backend)) {
@@ -36,10 +87,9 @@ Simulation::Simulation(const Config& cfg, std::unique_ptr<Backend> backend, cons
 
 double Simulation::next_dt() {
   if (cfg_.dt > 0) return cfg_.dt;
+  // max_nan in the reduction: a NaN face anywhere in [0, nx] x [0, ny] makes this NaN.
   const double field_rate = backend_->max_velocity_rate();
-  if (!std::isfinite(field_rate))
-    throw std::runtime_error("the velocity is no longer finite at step " + std::to_string(step_) +
-                             " (t = " + std::to_string(time_) + " s): the run blew up; lower time.cfl or time.dt_max");
+  if (!std::isfinite(field_rate)) throw_non_finite(step_, time_, "CFL rate " + number(field_rate));
   const double rate = std::max(field_rate, boundary_rate_);
   const double adv = rate > 0 ? 1.0 / rate : std::numeric_limits<double>::infinity();
   const double visc = viscous_dt_limit(cfg_.viscosity, cfg_.dx(), cfg_.dy());
@@ -72,6 +122,18 @@ StepInfo Simulation::step() {
   info.pressure = solver_->solve(*backend_, settings_);
   t.end(Phase::pressure);
 
+  // The watchdog, free: the solve's ||div u**/dt|| (a NaN or Inf on any
+  // face of a fluid cell makes it non-finite), its residual (a non-finite
+  // pressure), and the particle step's count. Before project(), which would
+  // spread a NaN pressure over every face and hide where it started; and
+  // before step() returns, so no snapshot of this step is ever taken.
+  const int64_t bad_particles = backend_->nonfinite_particles();
+  if (!std::isfinite(info.pressure.rhs_norm) || !std::isfinite(info.pressure.residual) || bad_particles > 0)
+    throw_non_finite(step_ + 1, time_ + dt_,
+                     bad_particles > 0 ? std::to_string(bad_particles) + " particles not finite"
+                                       : "||div u/dt|| = " + number(info.pressure.rhs_norm) + ", relative residual " +
+                                             number(info.pressure.residual));
+
   t.begin(Phase::project);
   backend_->project();
   t.end(Phase::project);
@@ -99,6 +161,19 @@ StepInfo Simulation::step() {
     }
   }
   return info;
+}
+
+void Simulation::throw_non_finite(int64_t step, double time, const std::string& what) {
+  const SimState s = download();  // once, at the end of the run: its cost does not matter
+  int64_t count = 0;
+  const std::string first = first_non_finite(s, backend_->nonfinite_particles() > 0, count);
+  std::string line = "non-finite value at step " + std::to_string(step) + " (t = " + number(time) + " s): ";
+  if (count > 0)
+    line += first + " (" + std::to_string(count) + " non-finite value" + (count > 1 ? "s" : "") + " in all)";
+  else
+    line += "no stored value is, but " + what + " (values too large for float)";
+  line += cfg_.dt > 0 ? "; the run blew up: lower time.dt" : "; the run blew up: lower time.cfl or time.dt_max";
+  throw NonFiniteError(line);
 }
 
 SimState Simulation::download() {

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <memory>
 #include <stdexcept>
+#include <string>
 
 #include "sim/backend.hpp"
 #include "sim/pressure.hpp"
@@ -15,6 +16,20 @@ namespace sim {
 // unconverged pressure solves; what() is one line: step, time, solver,
 // residual and tolerance.
 struct PressureFailure : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Thrown by Simulation::step (and next_dt) when a NaN or an Inf appeared in
+// the velocity, the pressure or a particle; what() is one line: step,
+// simulated time, field, and the face (i, j) or particle id of the first
+// non-finite value found.
+//
+// The watchdog costs no extra pass: the velocity half reads the norm of
+// div u**/dt that every pressure solve computes (non-finite as soon as a
+// NaN or Inf reaches a fluid cell's faces) and the NaN-propagating CFL
+// rate of next_dt; the particle half is a count kept inside the particle
+// step. Only after a detection is the state downloaded and scanned, once.
+struct NonFiniteError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
@@ -71,6 +86,10 @@ class Simulation {
   int pressure_failures_in_row_ = 0;
   double pressure_worst_residual_ = 0;
   std::atomic<bool> stop_{false};
+
+  // Downloads the state, finds the first non-finite value and throws
+  // NonFiniteError naming `step`, `time` and it; `what` says which check fired.
+  [[noreturn]] void throw_non_finite(int64_t step, double time, const std::string& what);
 };
 
 }  // namespace sim

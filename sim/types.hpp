@@ -19,4 +19,8 @@ namespace sim {
 // Field and particle state are single precision (what the GPU streams);
 // reductions and diagnostics accumulate in double.
 using real = float;
+
+// max(a, b) that keeps a NaN from either side (std::max(a, NaN) is a): the
+// CFL rate and the max reductions must report a blown-up field, not skip it.
+SIM_HD double max_nan(double a, double b) { return (a != a || a > b) ? a : b; }
 }  // namespace sim

@@ -63,6 +63,7 @@ class CpuBackend final : public Backend {
     parts_ = s.particles;
     aos_ = to_aos(parts_);
     counters_ = s.counters;
+    nonfinite_ = 0;
   }
   void download(SimState& s) override {
     s.u = u_; s.v = v_; s.phi = phi_; s.open = open_;
@@ -79,7 +80,7 @@ class CpuBackend final : public Backend {
       double m = 0;
       for (int i = 0; i <= nx; ++i) {
         const double a = std::abs(u_[at(k_, i, j)]) * k_.inv_dx, b = std::abs(v_[at(k_, i, j)]) * k_.inv_dy;
-        m = std::max(m, a + b);
+        m = max_nan(m, a + b);  // a NaN face must reach next_dt
       }
       return m;
     });
@@ -219,6 +220,7 @@ class CpuBackend final : public Backend {
   void fft_solve() override { fft_->solve(rhs_.data(), poisson_.x().data(), phi_.data()); }
 
   Diagnostics diagnostics() override;
+  int64_t nonfinite_particles() override { return nonfinite_; }
   PhaseTimer& timer() override { return timer_; }
 
  private:
@@ -235,7 +237,7 @@ class CpuBackend final : public Backend {
   }
 
   struct Sum { static double op(double a, double b) { return a + b; } };
-  struct Max { static double op(double a, double b) { return std::max(a, b); } };
+  struct Max { static double op(double a, double b) { return max_nan(a, b); } };  // NaN-propagating
   struct Nb { real self, w, e, s, n; };
 
   // Rows j0..j1 reduced per row in parallel, then over rows in order.
@@ -303,6 +305,7 @@ class CpuBackend final : public Backend {
   HostParticles parts_;
   std::vector<Particle> aos_;
   ParticleCounters counters_;
+  int64_t nonfinite_ = 0;  // see Backend::nonfinite_particles
   SteadyPhaseTimer timer_;
   CpuPoisson poisson_;                  // levels and the float64 pressure x
   std::unique_ptr<CpuFftPoisson> fft_;  // plans of the transform solve
@@ -319,8 +322,10 @@ void CpuBackend::particles_impl(View p, uint64_t first_id, int64_t count) {
     reaction_row_.assign(static_cast<size_t>(n), kNoDeposit);
   }
   const bool wraps = is_periodic(k_, kBottom);  // a deposit near y = 0 or ly lands on the far rows
-  int64_t removed = 0;
-#pragma omp parallel for schedule(static) reduction(+ : removed)
+  int64_t removed = 0, nonfinite = 0;
+  // nonfinite rides on the loop's existing reduction: a few compares per
+  // particle next to its exp and sampling, so the watchdog costs nothing here.
+#pragma omp parallel for schedule(static) reduction(+ : removed, nonfinite)
   for (int64_t i = 0; i < n; ++i) {
     if (!p.alive(i)) continue;
     ParticleMotion s{p.x(i), p.y(i), p.vx(i), p.vy(i)};
@@ -328,6 +333,7 @@ void CpuBackend::particles_impl(View p, uint64_t first_id, int64_t count) {
     real ufx, ufy;
     sample_velocity(u_.data(), v_.data(), s.x, s.y, k_, ufx, ufy);
     const ParticleUpdate up = update_particle(s, d, ufx, ufy, k_);
+    if (!finite_motion(s) || !finite_motion(up.s)) ++nonfinite;
     if (two_way) {
       real* r = &reaction_[static_cast<size_t>(4 * i)];
       r[0] = s.x;
@@ -349,6 +355,7 @@ void CpuBackend::particles_impl(View p, uint64_t first_id, int64_t count) {
     }
   }
   counters_.removed += removed;
+  nonfinite_ += nonfinite;
   if (two_way) deposit_reactions(n);
   for (int64_t q = 0; q < count && n > 0; ++q) {
     const uint64_t id = first_id + static_cast<uint64_t>(q);
@@ -392,7 +399,7 @@ Diagnostics CpuBackend::diagnostics() {
     double m = 0;
     for (int i = 0; i < g_.nx; ++i) {
       const int c = at(k_, i, j);
-      if (open_[c] != 0) m = std::max(m, std::abs(static_cast<double>(divergence_point(u_[c], u_[c + 1], v_[c], v_[c + P], k_))));
+      if (open_[c] != 0) m = max_nan(m, std::abs(static_cast<double>(divergence_point(u_[c], u_[c + 1], v_[c], v_[c + P], k_))));
     }
     return m;
   });

@@ -1,0 +1,134 @@
+// Restart validation: a snapshot with a non-finite value, a particle outside
+// the domain or in an obstacle, a diameter <= 0 or a bad step, time or dt is
+// refused with one line naming the file, the dataset and the first bad index.
+#include <doctest/doctest.h>
+#include <hdf5.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "io/snapshot_files.hpp"
+#include "support/cases.hpp"
+#include "support/cli.hpp"
+#include "support/io.hpp"
+
+using namespace sim;
+
+namespace {
+
+const std::vector<std::string> kSets = {"domain.nx=16", "domain.ny=16", "particles.regions[0].count=50",
+                                        "run.steps=2"};
+
+std::string sets_args() {
+  std::string a;
+  for (const std::string& s : kSets) a += " --set " + test::quoted(s);
+  return a + " --set 'run.backend=\"cpu\"'";
+}
+
+// A good snapshot of the small box at step 2 (written once).
+std::string good_snapshot() {
+  static const std::string path = [] {
+    const std::string dir = test::scratch_dir("restart_validation_good");
+    REQUIRE(test::run_case(test::case_config("box.toml", dir, kSets)) == 0);
+    return join_path(dir, snapshot_file_name(2));
+  }();
+  return path;
+}
+
+// A copy of the good snapshot, `poison` applied to it with the HDF5 C API.
+template <class Poison>
+std::string poisoned(const std::string& name, Poison poison) {
+  const std::string dir = test::scratch_dir("restart_validation_" + name);
+  const std::string path = dir + "/bad.h5";
+  std::filesystem::copy_file(good_snapshot(), path);
+  const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  REQUIRE(f >= 0);
+  poison(f);
+  H5Fclose(f);
+  return path;
+}
+
+// Element `k` (flat) of float dataset `name` set to `value`.
+std::string poison_float(const std::string& name, size_t k, float value) {
+  std::string tag = name;
+  for (char& c : tag) c = c == '/' ? '_' : c;
+  return poisoned(tag + std::to_string(k), [&](hid_t f) {
+    const hid_t d = H5Dopen2(f, name.c_str(), H5P_DEFAULT);
+    REQUIRE(d >= 0);
+    const hid_t sp = H5Dget_space(d);
+    std::vector<float> v(static_cast<size_t>(H5Sget_simple_extent_npoints(sp)));
+    REQUIRE(k < v.size());
+    REQUIRE(H5Dread(d, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()) >= 0);
+    v[k] = value;
+    REQUIRE(H5Dwrite(d, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()) >= 0);
+    H5Sclose(sp);
+    H5Dclose(d);
+  });
+}
+
+template <class T>
+std::string poison_attr(const std::string& name, hid_t type, T value) {
+  return poisoned("attr_" + name, [&](hid_t f) {
+    const hid_t a = H5Aopen(f, name.c_str(), H5P_DEFAULT);
+    REQUIRE(a >= 0);
+    REQUIRE(H5Awrite(a, type, &value) >= 0);
+    H5Aclose(a);
+  });
+}
+
+// Restarting from `file` through the binary: fails with one line holding every part of `expect`.
+void check_refused(const std::string& file, const std::vector<std::string>& expect) {
+  const std::string out = test::scratch_dir("restart_validation_out");
+  const test::SimResult r = test::run_sim(test::quoted(test::source_path("config/box.toml")) + sets_args() +
+                                          " --quiet --output " + test::quoted(out) + " --restart " + test::quoted(file));
+  INFO(r.out);
+  CHECK(r.status == 1);
+  CHECK(test::count_lines(r.out) == 1);
+  CHECK(r.out.rfind("sim: error: restart from '" + file + "': ", 0) == 0);
+  for (const std::string& e : expect) CHECK(r.out.find(e) != std::string::npos);
+}
+
+constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+constexpr float kInf = std::numeric_limits<float>::infinity();
+
+}  // namespace
+
+TEST_CASE("restart validation: the good snapshot restarts") {
+  const std::string out = test::scratch_dir("restart_validation_ok");
+  const test::SimResult r =
+      test::run_sim(test::quoted(test::source_path("config/box.toml")) + sets_args() + " --set run.steps=3 --quiet --output " +
+                    test::quoted(out) + " --restart " + test::quoted(good_snapshot()));
+  INFO(r.out);
+  CHECK(r.status == 0);
+}
+
+TEST_CASE("restart validation: a non-finite value in any field is refused with dataset and index") {
+  // u is (16, 17): flat 5 * 17 + 3 is [5, 3]
+  check_refused(poison_float("/grid/u", 5 * 17 + 3, kNaN), {"dataset '/grid/u' index [5, 3] = nan is not finite"});
+  check_refused(poison_float("/grid/v", 16 + 2, kInf), {"dataset '/grid/v' index [1, 2] = inf is not finite"});
+  check_refused(poison_float("/grid/phi", 7, kNaN), {"dataset '/grid/phi' index [0, 7] = nan"});
+  check_refused(poison_float("/grid/pressure", 16 * 15, -kInf), {"dataset '/grid/pressure' index [15, 0] = -inf"});
+  check_refused(poison_float("/grid/velocity", 3 * 20 + 1, kNaN), {"dataset '/grid/velocity' index [1, 4, 1] = nan"});
+  check_refused(poison_float("/particles/position", 3 * 9 + 1, kNaN), {"dataset '/particles/position' index [9, 1] = nan"});
+  check_refused(poison_float("/particles/velocity", 3 * 4, kInf), {"dataset '/particles/velocity' index [4, 0] = inf"});
+  check_refused(poison_float("/particles/diameter", 11, kNaN), {"dataset '/particles/diameter' index [11] = nan"});
+}
+
+TEST_CASE("restart validation: particles outside the domain, diameters <= 0") {
+  check_refused(poison_float("/particles/position", 3 * 6, -0.01f), {"dataset '/particles/position' index [6]", "outside the domain"});
+  check_refused(poison_float("/particles/position", 3 * 2 + 1, 0.2f), {"dataset '/particles/position' index [2]", "outside the domain"});
+  check_refused(poison_float("/particles/diameter", 8, 0.0f), {"dataset '/particles/diameter' index [8] = 0", "must be > 0"});
+  check_refused(poison_float("/particles/diameter", 9, -1e-4f), {"dataset '/particles/diameter' index [9]", "must be > 0"});
+}
+
+TEST_CASE("restart validation: step, time and dt") {
+  check_refused(poison_attr<int64_t>("step", H5T_NATIVE_INT64, -3), {"attribute 'step' = -3 must be >= 0"});
+  check_refused(poison_attr<double>("time", H5T_NATIVE_DOUBLE, std::numeric_limits<double>::quiet_NaN()),
+                {"attribute 'time' = nan"});
+  check_refused(poison_attr<double>("time", H5T_NATIVE_DOUBLE, -1.0), {"attribute 'time' = -1 must be finite and >= 0"});
+  check_refused(poison_attr<double>("dt", H5T_NATIVE_DOUBLE, std::numeric_limits<double>::infinity()),
+                {"attribute 'dt' = inf"});
+}
