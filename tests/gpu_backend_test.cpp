@@ -138,7 +138,7 @@ TEST_CASE("gpu: every strategy matches the CPU on config/channel.toml after 20 s
 // a fixed number of sweeps per step (a tolerance no solve reaches), every
 // stencil and constants variant, against the CPU.
 TEST_CASE("gpu: the Jacobi and SOR sweeps of every stencil and constants variant match the CPU") {
-  for (const char* file : {"box.toml", "channel.toml"})
+  for (const std::string file : {"box.toml", "channel.toml"})
     for (sim::PressureSolverKind solver : {sim::PressureSolverKind::jacobi, sim::PressureSolverKind::sor}) {
       sim::Config base = sim::test::gpu_case(file, kSteps);
       base.solver = solver;
