@@ -279,3 +279,22 @@ TEST_CASE("config: docs/CONFIG.md holds the generated reference tables") {
   INFO("docs/CONFIG.md is stale: SIM_REGENERATE_DOCS=1 ./build/sim_tests -tc='*CONFIG.md*'");
   CHECK(doc.substr(b + begin.size(), e - b - begin.size()) == generated);
 }
+
+// Found by scripts/fuzz.sh: a control character opening a table header. The
+// Release build must answer with a ConfigError (toml++ 3.3 only asserts on it
+// in builds without NDEBUG, which is why the fuzzer builds with NDEBUG).
+TEST_CASE("config: a control character in a table header is a config error") {
+  CHECK_THROWS_AS(load_config_string(std::string("[\x03"), "t.toml"), ConfigError);
+  CHECK_THROWS_AS(load_config_string("", "t.toml", {std::string("run.output=\"a\x01\"")}), ConfigError);
+}
+
+// Found by scripts/fuzz.sh (UBSan: toml++ 3.3 reaches an unreachable point
+// classifying U+FB06..U+FEFE): refused before the parser sees them.
+TEST_CASE("config: characters toml++ 3.3 cannot classify are a config error, not undefined behaviour") {
+  CHECK(test::config_error("\xef\xb7\xbf# x\n") == "t.toml:1:1: character U+FDFF is not supported");
+  CHECK(test::config_error("a = 1\n  \xef\xac\x86") == "t.toml:2:3: character U+FB06 is not supported");
+  CHECK(test::config_error("", {"run.output=\xef\xbb\xbe"}) ==
+        "--set run.output=\xef\xbb\xbe: run.output: character U+FEFE is not supported");
+  // Neighbours still parse as before (U+FB05 in a comment, U+FEFF as a byte-order mark).
+  CHECK_NOTHROW(load_config_string("# \xef\xac\x85\n", "t.toml"));
+}
