@@ -1,6 +1,11 @@
 #include "io/hdf5_file.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
 #include <stdexcept>
 
 namespace sim::h5 {
@@ -8,18 +13,29 @@ namespace {
 
 // The innermost message on this thread's HDF5 error stack: the one that
 // says what went wrong ("unable to open file", "no space left on device").
+struct StackInfo {
+  std::string detail;
+  int err = 0;
+};
 herr_t take_innermost(unsigned n, const H5E_error2_t* e, void* out) {
-  if (n == 0 && e->desc) *static_cast<std::string*>(out) = e->desc;
+  auto* info = static_cast<StackInfo*>(out);
+  if (!e->desc) return 0;
+  if (n == 0) info->detail = e->desc;
+  // The sec2 driver reports a failed read or write as "... errno = 28,
+  // error message = 'No space left on device' ...": the OS error is the
+  // only part a user can act on.
+  if (const char* at = std::strstr(e->desc, "errno = "); at && info->err == 0) info->err = std::atoi(at + 8);
   return 0;
 }
 
 [[noreturn]] void fail(const std::string& path, const std::string& what) {
-  std::string detail;
-  H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, take_innermost, &detail);
+  StackInfo info;
+  H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, take_innermost, &info);
   H5Eclear2(H5E_DEFAULT);
   std::string msg = path + ": " + what;
-  if (!detail.empty()) msg += " (HDF5: " + detail + ")";
-  throw std::runtime_error(msg);
+  if (info.err != 0) msg += ": " + std::string(std::strerror(info.err));
+  else if (!info.detail.empty()) msg += " (HDF5: " + info.detail + ")";
+  throw Error(msg, info.err);
 }
 
 hid_t check(hid_t id, const File& f, const std::string& what) {
@@ -33,7 +49,17 @@ void check_status(herr_t rc, const File& f, const std::string& what) {
 
 // HDF5 prints its error stack to stderr by default; errors reach the user
 // as exceptions instead. The setting is per thread in thread-safe builds.
-void silence_hdf5() { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); }
+// Once per process, before the library initialises itself: no atexit
+// cleanup. A file whose close failed (full disk, I/O error) stays in the
+// library's ID table half-destroyed, and the exit cleanup closing it again
+// crashed the process (SIGSEGV after a multi-line error dump) instead of
+// letting it exit with the one-line error. Every file is closed explicitly
+// by its owner, so the cleanup has nothing else to do.
+void silence_hdf5() {
+  static std::once_flag once;
+  std::call_once(once, [] { H5dont_atexit(); });
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+}
 
 template <class T> struct Types;
 template <> struct Types<float> {
@@ -104,6 +130,8 @@ Handle& Handle::operator=(Handle&& o) noexcept {
   return *this;
 }
 
+void Handle::release() { id_ = -1; }
+
 void Handle::reset() {
   if (id_ >= 0 && close_) close_(id_);
   id_ = -1;
@@ -127,12 +155,29 @@ File File::open_read(const std::string& path) {
   return f;
 }
 
+void File::discard() {
+  if (h_.get() < 0) return;
+  // After a write error HDF5 still holds dirty metadata, and H5Fclose fails
+  // while it cannot write it out, leaving the file open in the library.
+  // Emptying the file first gives back what it took of a full disk, so the
+  // close can complete; the caller removes the file anyway.
+  if (!path_.empty()) {
+    const int rc = ::truncate(path_.c_str(), 0);
+    (void)rc;  // best effort: on failure the close below may fail too, which is all it costs
+  }
+  H5Fclose(h_.get());
+  H5Eclear2(H5E_DEFAULT);
+  h_.release();
+}
+
 void File::close() {
   if (h_.get() < 0) return;
   // The flush is where a full disk shows; the close after it only frees memory.
-  const herr_t flush = H5Fflush(h_.get(), H5F_SCOPE_LOCAL);
-  h_.reset();
-  if (flush < 0) fail(path_, "cannot flush file");
+  // On failure the file stays open: the owner discard()s it.
+  if (H5Fflush(h_.get(), H5F_SCOPE_LOCAL) < 0) fail(path_, "cannot flush file");
+  const herr_t rc = H5Fclose(h_.get());
+  h_.release();
+  if (rc < 0) fail(path_, "cannot close file");
 }
 
 Handle create_group(const File& f, const std::string& name) {

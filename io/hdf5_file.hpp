@@ -5,6 +5,7 @@
 #include <hdf5.h>
 
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -24,10 +25,19 @@ class Handle {
   hid_t get() const { return id_; }
   operator hid_t() const { return id_; }
   void reset();
+  void release();  // forgets the id without closing it
 
  private:
   hid_t id_ = -1;
   Closer close_ = nullptr;
+};
+
+// What every function here throws: the message names the file and the
+// object; `err` is the OS errno behind it when HDF5 reported one (ENOSPC
+// for a full disk), else 0.
+struct Error : std::runtime_error {
+  Error(const std::string& what, int err) : std::runtime_error(what), err(err) {}
+  int err;
 };
 
 // Chunked shuffle + deflate when enabled; contiguous otherwise.
@@ -43,6 +53,10 @@ class File {
   static File open_read(const std::string& path);
   // Closes and reports errors from the final flush (the destructor cannot).
   void close();
+  // After a failed write: closes without reporting, whatever state the file
+  // is in, so that no HDF5 object outlives the error. The file's contents
+  // are lost (it is truncated first); for temporaries only.
+  void discard();
   hid_t id() const { return h_.get(); }
   const std::string& path() const { return path_; }
 

@@ -18,7 +18,13 @@ namespace {
   throw std::runtime_error(what + ": " + std::strerror(err));
 }
 
-void write_all(int fd, const std::string& text, const std::string& path) {
+// "no space left on device writing out/box/sim.xdmf": named by the final
+// path, which is what the user knows about (the temporary never survives).
+[[noreturn]] void fail_writing(const std::string& final_path, int err) {
+  throw std::runtime_error(os_error_text(err) + " writing " + final_path);
+}
+
+void write_all(int fd, const std::string& text, const std::string& final_path) {
   const char* p = text.data();
   size_t left = text.size();
   while (left > 0) {
@@ -27,7 +33,7 @@ void write_all(int fd, const std::string& text, const std::string& path) {
       if (errno == EINTR) continue;
       const int err = errno;
       ::close(fd);
-      fail_errno("cannot write '" + path + "'", err);
+      fail_writing(final_path, err);
     }
     p += n;
     left -= static_cast<size_t>(n);
@@ -47,7 +53,18 @@ std::string join_path(const std::string& dir, const std::string& name) {
   return dir.back() == '/' ? dir + name : dir + "/" + name;
 }
 
-std::string temporary_path(const std::string& final_path) { return final_path + ".tmp"; }
+std::string os_error_text(int err) {
+  std::string s = std::strerror(err);
+  if (!s.empty() && s[0] >= 'A' && s[0] <= 'Z' && !(s.size() > 1 && s[1] >= 'A' && s[1] <= 'Z')) s[0] = char(s[0] - 'A' + 'a');
+  return s;
+}
+
+// The pid keeps two processes that write the same name (two runs sharing a
+// directory despite the lock, e.g. on a file system without flock) from
+// writing into, or renaming, each other's temporary.
+std::string temporary_path(const std::string& final_path) {
+  return final_path + "." + std::to_string(::getpid()) + ".tmp";
+}
 
 void prepare_output_dir(const std::string& dir) {
   const std::string what = "output directory '" + dir + "'";
@@ -70,24 +87,29 @@ void commit_file(const std::string& temporary, const std::string& final_path) {
   // Without the fsync a power cut after the rename can leave an empty file
   // under the final name on some file systems.
   const int fd = ::open(temporary.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) fail_errno("cannot reopen '" + temporary + "'", errno);
+  if (fd < 0) fail_writing(final_path, errno);
   if (::fsync(fd) != 0) {
     const int err = errno;
     ::close(fd);
-    fail_errno("cannot sync '" + temporary + "'", err);
+    fail_writing(final_path, err);
   }
   ::close(fd);
-  if (std::rename(temporary.c_str(), final_path.c_str()) != 0)
-    fail_errno("cannot rename '" + temporary + "' to '" + final_path + "'", errno);
+  if (std::rename(temporary.c_str(), final_path.c_str()) != 0) fail_writing(final_path, errno);
 }
 
 void write_file_atomically(const std::string& path, const std::string& text) {
   const std::string tmp = temporary_path(path);
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) fail_errno("cannot create '" + tmp + "'", errno);
-  write_all(fd, text, tmp);
-  if (::close(fd) != 0) fail_errno("cannot write '" + tmp + "'", errno);
-  commit_file(tmp, path);
+  if (fd < 0) fail_writing(path, errno);
+  try {
+    write_all(fd, text, path);
+    if (::close(fd) != 0) fail_writing(path, errno);
+    commit_file(tmp, path);
+  } catch (...) {
+    // A half-written temporary would only hold disk space the run needs.
+    ::unlink(tmp.c_str());
+    throw;
+  }
 }
 
 }  // namespace sim

@@ -11,8 +11,13 @@ namespace sim {
 std::string snapshot_file_name(int64_t step);
 std::string join_path(const std::string& dir, const std::string& name);
 
+// strerror(err) starting in lower case ("no space left on device"), for
+// messages of the form "<what happened> writing <file>".
+std::string os_error_text(int err);
+
 // The temporary a file is written under before commit_file(): same directory
-// (rename is atomic only within a file system), a name no reader globs for.
+// (rename is atomic only within a file system), a name no reader globs for,
+// unique to this process.
 std::string temporary_path(const std::string& final_path);
 
 // Creates `dir` (and its parents) when missing and proves it writable by

@@ -4,6 +4,7 @@
 
 #include "io/config_writer.hpp"
 #include "io/snapshot_fields.hpp"
+#include "io/hdf5_file.hpp"
 #include "io/snapshot_files.hpp"
 
 namespace sim {
@@ -63,23 +64,36 @@ void write_snapshot(const std::string& path, const SimState& s, const SnapshotMe
   const std::string tmp = temporary_path(path);
   try {
     h5::File f = h5::File::create(tmp);
-    const hid_t root = f.id();
-    h5::write_attr(f, root, "time", s.time);
-    h5::write_attr(f, root, "step", static_cast<int64_t>(s.step));
-    h5::write_attr(f, root, "dt", s.dt);
-    h5::write_attr(f, root, "config", meta.config_toml);
-    h5::write_attr(f, root, "strategies", meta.strategies);
-    h5::write_attr(f, root, "version", std::string(SIM_VERSION));
-    h5::write_attr(f, root, "format_version", kSnapshotFormatVersion);
-    h5::write_attr(f, root, "units", std::string(kUnits));
-    h5::write_attr(f, root, "next_id", static_cast<uint64_t>(s.next_id));
-    h5::write_attr(f, root, "removed", static_cast<int64_t>(s.counters.removed));
-    h5::write_attr(f, root, "recycled", static_cast<int64_t>(s.counters.recycled));
-    h5::write_attr(f, root, "capacity", static_cast<int64_t>(s.particles.size()));
-    write_grid(f, s, meta);
-    write_particles(f, s, meta);
-    f.close();
+    try {
+      const hid_t root = f.id();
+      h5::write_attr(f, root, "time", s.time);
+      h5::write_attr(f, root, "step", static_cast<int64_t>(s.step));
+      h5::write_attr(f, root, "dt", s.dt);
+      h5::write_attr(f, root, "config", meta.config_toml);
+      h5::write_attr(f, root, "strategies", meta.strategies);
+      h5::write_attr(f, root, "version", std::string(SIM_VERSION));
+      h5::write_attr(f, root, "format_version", kSnapshotFormatVersion);
+      h5::write_attr(f, root, "units", std::string(kUnits));
+      h5::write_attr(f, root, "next_id", static_cast<uint64_t>(s.next_id));
+      h5::write_attr(f, root, "removed", static_cast<int64_t>(s.counters.removed));
+      h5::write_attr(f, root, "recycled", static_cast<int64_t>(s.counters.recycled));
+      h5::write_attr(f, root, "capacity", static_cast<int64_t>(s.particles.size()));
+      write_grid(f, s, meta);
+      write_particles(f, s, meta);
+      f.close();
+    } catch (...) {
+      // Close it whatever state HDF5 is in, before the error travels on:
+      // a file left open in the library crashes the process at exit.
+      f.discard();
+      throw;
+    }
     commit_file(tmp, path);
+  } catch (const h5::Error& e) {
+    std::remove(tmp.c_str());
+    // An OS error (full disk, read-only file system, I/O error) is what the
+    // user can act on; HDF5's own wording names only its internals.
+    if (e.err != 0) throw std::runtime_error(os_error_text(e.err) + " writing " + path);
+    throw;
   } catch (...) {
     std::remove(tmp.c_str());
     throw;

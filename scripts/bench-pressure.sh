@@ -32,7 +32,7 @@ run_case() {  # name config nx ny solver
   local name=$1 cfg=$2 nx=$3 ny=$4 solver=$5 tol=$TOL
   [[ $solver == sor || $solver == jacobi ]] && tol=$SOR_TOL
   local log="$out/$name-$nx-$solver.txt"
-  timeout "$LIMIT_S" "$SIM" --backend "$BACKEND" --steps "$STEPS" --snapshot-every 0 --output "$out/run" \
+  timeout "$LIMIT_S" "$SIM" --backend "$BACKEND" --steps "$STEPS" --snapshot-every 0 --output "$out/run" --overwrite \
     --set domain.nx="$nx" --set domain.ny="$ny" --set pressure.solver="$solver" \
     --set pressure.tolerance="$tol" --set pressure.max_iterations=100000 --set pressure.max_failures=1000000 \
     "$cfg" > "$log" 2>&1

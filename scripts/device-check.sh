@@ -36,7 +36,7 @@ for part in "${parts[@]}"; do
       done ;;
     runs)
       for c in box channel; do
-        LD_LIBRARY_PATH=$L timeout 120 .gpu/sim --backend cuda --steps 1000 --output /tmp/sim_$c "config/$c.toml" > "$OUT/sim_$c.txt" 2>&1
+        LD_LIBRARY_PATH=$L timeout 120 .gpu/sim --backend cuda --steps 1000 --overwrite --output /tmp/sim_$c "config/$c.toml" > "$OUT/sim_$c.txt" 2>&1
         echo "sim $c rc=$?" | tee -a "$OUT/sim_$c.txt"
         tail -22 "$OUT/sim_$c.txt"
       done ;;

@@ -6,4 +6,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 scripts/build.sh
-exec build/sim --layout=soa --steps 1000 "$@" config/box.toml
+# --overwrite: running the demo again replaces its previous output.
+exec build/sim --layout=soa --steps 1000 --overwrite "$@" config/box.toml

@@ -1,9 +1,15 @@
 #!/usr/bin/env bash
 # Installs what is missing (ParaView included: one test opens the XDMF
 # output with it), builds sim and runs the whole test suite. GPU tests
-# report themselves skipped when there is no CUDA device.
+# report themselves skipped when there is no CUDA device. Then the
+# sanitizer suite (scripts/sanitize.sh) and 60 s of fuzzing (scripts/fuzz.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh --paraview
 scripts/build.sh
-cd build && ctest --output-on-failure
+(cd build && ctest --output-on-failure)
+# The CPU suite again under ASan + UBSan, then a minute of fuzzing the
+# config front end: about 12 minutes more on a 2-core machine (sanitizer
+# build 4 min, its suite 4.5 min, fuzzer build 1.5-3 min, fuzzing 1 min).
+scripts/sanitize.sh
+scripts/fuzz.sh 60

@@ -2,10 +2,17 @@
 // sim binary end to end (exit statuses and the one-line messages a user sees).
 #include <doctest/doctest.h>
 
+#include <signal.h>
+
+#include <filesystem>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "io/config_loader.hpp"
+#include "io/output_lock.hpp"
+#include "io/snapshot_files.hpp"
+#include "io/snapshot_reader.hpp"
 #include "support/cases.hpp"
 #include "support/cli.hpp"
 #include "support/io.hpp"
@@ -122,4 +129,178 @@ TEST_CASE("cli: --backend cuda without CUDA support or without a device is a one
   CHECK(test::count_lines(r.out) == 1);
   CHECK((r.out.find("no CUDA device available") != std::string::npos ||
          r.out.find("built without CUDA") != std::string::npos));
+}
+
+// ---- output directory: faults, one run at a time, another run's snapshots ----
+
+namespace {
+
+// Every snapshot sim.xdmf names exists and reads back; returns how many.
+int check_index(const std::string& dir) {
+  const std::string index = test::read_text(dir + "/sim.xdmf");
+  std::set<std::string> names;
+  for (size_t at = index.find(">snap_"); at != std::string::npos; at = index.find(">snap_", at + 1))
+    names.insert(index.substr(at + 1, index.find(':', at) - at - 1));
+  for (const std::string& name : names) {
+    INFO(name);
+    CHECK(read_snapshot_header(dir + "/" + name).step > 0);
+  }
+  return static_cast<int>(names.size());
+}
+
+bool has_tmp(const std::string& dir) {
+  for (const auto& e : std::filesystem::directory_iterator(dir))
+    if (e.path().extension() == ".tmp") return true;
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("cli: a full disk stops the run with one line, earlier snapshots intact") {
+  const std::string dir = test::scratch_dir("cli_full_disk");
+  // 300 KiB: room for the first snapshot of this case (about 180 KiB), not the second.
+  if (test::shell("mount -t tmpfs -o size=300k sim_test " + test::quoted(dir) + " 2>/dev/null") != 0) {
+    MESSAGE("skipped: cannot mount a small tmpfs here (needs root and mount rights)");
+    return;
+  }
+  struct Unmount {
+    std::string dir;
+    ~Unmount() { test::shell("umount " + test::quoted(dir)); }
+  } unmount{dir};
+  const test::SimResult r =
+      test::run_sim("--backend cpu --steps 20 --snapshot-every 5 --output " + dir + "/box --set domain.nx=64"
+                    " --set domain.ny=64 --set particles.regions[0].count=500 " + box);
+  INFO(r.out);
+  CHECK(r.status == 1);  // an exit status, not a signal (-1)
+  CHECK(r.out.find("sim: error: no space left on device writing " + dir + "/box/snap_0000") != std::string::npos);
+  CHECK(r.out.find("HDF5") == std::string::npos);
+  CHECK(r.out.substr(r.out.find("sim: error:")).find('\n') == r.out.size() - r.out.find("sim: error:") - 1);
+  CHECK(read_snapshot_header(dir + "/box/snap_000005.h5").step == 5);
+  CHECK(check_index(dir + "/box") >= 1);
+  CHECK_FALSE(has_tmp(dir + "/box"));
+}
+
+TEST_CASE("cli: a write error mid-run (file size limit) stops the run with one line, no signal") {
+  const std::string dir = test::scratch_dir("cli_write_error");
+  const std::string args = "--backend cpu --snapshot-every 2 --output " + dir + small + box;
+  REQUIRE(test::run_sim("--steps 4 " + args).status == 0);
+  // Continue the series under a 16 KiB file-size limit: the next snapshot
+  // (about 30 KiB) cannot be written, the ones on disk must stay as they are.
+  const std::string log = dir + "/log.txt";
+  const int status = test::shell("ulimit -f 16; " + std::string(SIM_EXECUTABLE) + " --restart " + dir +
+                                 "/snap_000004.h5 --steps 8 " + args + " > " + log + " 2>&1");
+  const std::string out = test::read_text(log);
+  INFO(out);
+  CHECK(status == 1);  // SIGXFSZ would read 153 here
+  CHECK(out.find("sim: error: file too large writing " + dir + "/snap_000006.h5\n") != std::string::npos);
+  CHECK(check_index(dir) == 2);
+  CHECK_FALSE(has_tmp(dir));
+}
+
+TEST_CASE("cli: a second run into the same output directory refuses at once, naming the first") {
+  const std::string dir = test::scratch_dir("cli_lock");
+  const pid_t first = test::start_sim({"--backend", "cpu", "--steps", "100000000", "--snapshot-every", "0", "--output",
+                                       dir, "--set", "domain.nx=16", "--set", "domain.ny=16", "--set",
+                                       "particles.regions[0].count=50", box});
+  REQUIRE(first > 0);
+  struct Reap {  // the first run ends with the test, whatever fails
+    pid_t pid;
+    int status = 0;
+    ~Reap() {
+      if (pid > 0) ::kill(pid, SIGKILL), ::waitpid(pid, &status, 0);
+    }
+  } reap{first};
+  // The first run holds the lock once its pid is in the lock file.
+  const std::string pid = std::to_string(first);
+  for (int i = 0; i < 200 && test::read_text(dir + "/.sim.lock") != pid + "\n"; ++i) ::usleep(50000);
+  REQUIRE(test::read_text(dir + "/.sim.lock") == pid + "\n");
+  const test::SimResult second = test::run_sim("--backend cpu --steps 3 --output " + dir + small + box);
+  CHECK(second.status == 1);
+  CHECK(second.out == "sim: error: output directory '" + dir + "' is in use by another run (pid " + pid + ")\n");
+  // SIGTERM: the first ends cleanly, writing its last snapshot; once it has
+  // ended, the directory is free for a restart from that snapshot.
+  ::kill(first, SIGTERM);
+  int st = 0;
+  REQUIRE(::waitpid(first, &st, 0) == first);
+  reap.pid = -1;
+  CHECK(WIFEXITED(st));
+  CHECK(series_files(dir).size() == 2);  // its last snapshot and sim.xdmf
+  CHECK(test::run_sim("--backend cpu --steps 2 --overwrite --output " + dir + small + box).status == 0);
+}
+
+TEST_CASE("cli: another run's snapshots are refused without --overwrite, removed with it") {
+  const std::string dir = test::scratch_dir("cli_stale");
+  const std::string args = " --backend cpu --snapshot-every 2 --output " + dir + small + box;
+  REQUIRE(test::run_sim("--steps 6" + args).status == 0);
+  const test::SimResult refused = test::run_sim("--steps 2" + args);
+  CHECK(refused.status == 1);
+  CHECK(refused.out == "sim: error: output directory '" + dir + "' holds snapshots of another run (sim.xdmf and 3 "
+                       "more); pass --overwrite to replace them or --restart one of them\n");
+  CHECK(read_snapshot_header(dir + "/snap_000006.h5").step == 6);
+  CHECK(check_index(dir) == 3);
+
+  // A restart from one of them continues that series.
+  CHECK(test::run_sim("--steps 8 --restart " + dir + "/snap_000004.h5" + args).status == 0);
+  CHECK(check_index(dir) == 4);
+
+  const test::SimResult replaced = test::run_sim("--steps 2 --overwrite" + args);
+  CHECK(replaced.status == 0);
+  CHECK(check_index(dir) == 1);
+  for (int step : {4, 6, 8}) CHECK_FALSE(std::filesystem::exists(dir + "/" + snapshot_file_name(step)));
+}
+
+// ---- command-line edges ----
+
+TEST_CASE("cli: out-of-range and empty values are usage errors") {
+  CHECK(parse_args({"--steps", "99999999999999999999", "box.toml"}).err ==
+        "sim: error: --steps: out of range of a 64-bit integer: 99999999999999999999\n");
+  CHECK(parse_args({"--steps", "99999999999999999999", "box.toml"}).code == 2);
+  CHECK(parse_args({"--steps", "", "box.toml"}).err == "sim: error: --steps: expected an integer, got an empty value\n");
+  CHECK(parse_args({"--snapshot-every", "1x", "box.toml"}).code == 2);
+  CHECK(parse_args({"--restart", "", "box.toml"}).err == "sim: error: --restart: expected a path, got an empty value\n");
+  CHECK(parse_args({"--output", "", "box.toml"}).code == 2);
+  CHECK(parse_args({""}).code == 2);
+  CHECK(parse_args({"--steps", "+7", "box.toml"}).options.steps == 7);
+}
+
+TEST_CASE("cli: a huge argument is not echoed back") {
+  const std::string huge(10 << 20, 'x');
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"--layout", huge, "box.toml"}, {"--steps", huge, "box.toml"},
+        {"--" + huge, "box.toml"}, {"box.toml", huge}, {"--seed", huge, "box.toml"}}) {
+    const Parsed p = parse_args(args);
+    CHECK(p.code == 2);
+    CHECK(p.err.size() < 300);
+    CHECK(test::count_lines(p.err) == 1);
+  }
+  // End to end through a --set the config loader rejects (128 KiB: the most one argument may be).
+  const test::SimResult r = test::run_sim("--set fluid.viscosity=" + std::string(100000, 'y') + " " + box);
+  CHECK(r.status == 2);
+  CHECK(r.out.size() < 300);
+  CHECK(test::count_lines(r.out) == 1);
+}
+
+TEST_CASE("cli: a control character or NUL in a path is refused before anything is created") {
+  const std::string dir = test::scratch_dir("cli_control");
+  const test::SimResult r = test::run_sim("--steps 1 --output \"$(printf '" + dir + "/a\\001b')\"" + small + box);
+  CHECK(r.status == 2);
+  CHECK(r.out.rfind("sim: error: --output: the path holds a control character (byte 1): ", 0) == 0);
+  CHECK(test::count_lines(r.out) == 1);
+  // A NUL can only come from TOML (a \u0000 escape); at the system call it would cut the path to DIR/a.
+  const test::SimResult nul = test::run_sim("--steps 1 --set 'run.output=\"" + dir + "/a\\u0000b\"'" + small + box);
+  CHECK(nul.status == 1);
+  CHECK(nul.out.find("output directory: the path holds a control character (NUL)") != std::string::npos);
+  CHECK(test::count_lines(nul.out) == 1);
+  CHECK(std::filesystem::is_empty(dir));
+}
+
+TEST_CASE("cli: a restart with no steps left says so and fails") {
+  const std::string dir = test::scratch_dir("cli_nothing");
+  const std::string args = " --backend cpu --snapshot-every 0 --output " + dir + small + box;
+  REQUIRE(test::run_sim("--steps 4" + args).status == 0);
+  for (const char* steps : {"4", "3"}) {
+    const test::SimResult r = test::run_sim(std::string("--steps ") + steps + " --restart " + dir + "/snap_000004.h5" + args);
+    CHECK(r.status == 1);
+    CHECK(r.out == "sim: error: nothing to do: the snapshot is at step 4 and --steps is " + std::string(steps) + "\n");
+  }
 }

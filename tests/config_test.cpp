@@ -279,3 +279,24 @@ TEST_CASE("config: docs/CONFIG.md holds the generated reference tables") {
   INFO("docs/CONFIG.md is stale: SIM_REGENERATE_DOCS=1 ./build/sim_tests -tc='*CONFIG.md*'");
   CHECK(doc.substr(b + begin.size(), e - b - begin.size()) == generated);
 }
+
+// Found by scripts/fuzz.sh: a control character opening a table header. The
+// Release build must answer with a ConfigError (toml++ 3.3 only asserts on it
+// in builds without NDEBUG, which is why the fuzzer builds with NDEBUG).
+TEST_CASE("config: a control character in a table header is a config error") {
+  CHECK_THROWS_AS(load_config_string(std::string("[\x03"), "t.toml"), ConfigError);
+  CHECK_THROWS_AS(load_config_string("", "t.toml", {std::string("run.output=\"a\x01\"")}), ConfigError);
+}
+
+// Found by scripts/fuzz.sh (UBSan: toml++ 3.3 reaches an unreachable point
+// classifying some non-ASCII characters outside strings): refused first.
+TEST_CASE("config: non-ASCII outside strings is a config error, not undefined behaviour") {
+  CHECK(test::config_error("\xef\xb7\xbf# x\n") == "t.toml:1:1: non-ASCII character outside a string or comment");
+  CHECK(test::config_error("[run]\nsteps = 1677lve\xd2\x9b\xc5\x80") ==
+        "t.toml:2:16: non-ASCII character outside a string or comment");
+  CHECK(test::config_error("", {"run.steps=1\xc5\x80"}) == "--set run.steps=1\xc5\x80: run.steps: non-ASCII character outside a string");
+  // In strings and comments, and as a bare --set word, they are fine.
+  CHECK(load_config_string("# caf\xc3\xa9 \xef\xb7\xbf\n[run]\noutput = \"caf\xc3\xa9\" # \xc5\x80\n", "t.toml").output == "caf\xc3\xa9");
+  CHECK(load_config_string("[run]\noutput = '''x\xc5\x80'''\n", "t.toml").output == "x\xc5\x80");
+  CHECK(load_config_string("", "t.toml", {"run.output=caf\xc3\xa9"}).output == "caf\xc3\xa9");
+}

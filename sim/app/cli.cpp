@@ -1,8 +1,10 @@
 #include "sim/app/cli.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <iostream>
 #include <limits>
+#include <stdexcept>
 
 #include <CLI/CLI.hpp>
 
@@ -20,7 +22,8 @@ CLI::Validator seed_range() {
         if (!v.empty() && v[0] != '-' && CLI::detail::lexical_cast(v, x) &&
             x <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
           return {};
-        return "expected an integer in [0, " + std::to_string(std::numeric_limits<int64_t>::max()) + "], got " + v;
+        return "expected an integer in [0, " + std::to_string(std::numeric_limits<int64_t>::max()) + "], got " +
+               shown_value(v);
       },
       "");
 }
@@ -29,7 +32,39 @@ std::string one_line(std::string s) {
   for (char& c : s)
     if (c == '\n' || c == '\r') c = ' ';
   while (!s.empty() && s.back() == ' ') s.pop_back();
-  return s;
+  return error_line(s);
+}
+
+// A whole 64-bit integer (sign allowed: the config loader words the range
+// error, as for the file); CLI11 alone saturates 99999999999999999999 to
+// INT64_MAX and takes "" as 0.
+CLI::Validator int64_value() {
+  return CLI::Validator(
+      [](std::string& v) -> std::string {
+        int64_t x = 0;
+        const char* end = v.data() + v.size();
+        const auto [p, ec] = std::from_chars(v.data() + (!v.empty() && v[0] == '+'), end, x);
+        if (!v.empty() && ec == std::errc() && p == end) return {};
+        if (ec == std::errc::result_out_of_range) return "out of range of a 64-bit integer: " + shown_value(v);
+        return "expected an integer, got " + (v.empty() ? std::string("an empty value") : shown_value(v));
+      },
+      "");
+}
+
+// A path: not empty, no control characters (checked again by the run, for
+// paths that come from the config file or --set).
+CLI::Validator path_value() {
+  return CLI::Validator(
+      [](std::string& v) -> std::string {
+        if (v.empty()) return "expected a path, got an empty value";
+        try {
+          check_path("path", v);
+        } catch (const std::exception& e) {
+          return std::string(e.what()).substr(6);  // without "path: "
+        }
+        return {};
+      },
+      "");
 }
 
 template <class T>
@@ -79,7 +114,7 @@ CLI::Validator count_at_least(int64_t lo, bool suffixes) {
         int64_t x = 0;
         if (parse_count(v, lo, suffixes, x)) return {};
         return "expected an integer >= " + std::to_string(lo) + (suffixes ? " (K and M suffixes allowed)" : "") +
-               ", got " + v;
+               ", got " + shown_value(v);
       },
       "");
 }
@@ -105,12 +140,12 @@ CLI::Validator strategy_value(const StrategyOption& o) {
       [&o](std::string& v) -> std::string {
         if (o.choices.empty()) {
           int64_t x = 0;
-          if (!CLI::detail::lexical_cast(v, x)) return "expected an integer, got " + v;
+          if (!CLI::detail::lexical_cast(v, x)) return "expected an integer, got " + shown_value(v);
           v = std::to_string(x);
           return {};
         }
         if (std::find(o.choices.begin(), o.choices.end(), v) != o.choices.end()) return {};
-        return "expected one of " + joined(o.choices) + ", got " + toml_string_literal(v);
+        return "expected one of " + joined(o.choices) + ", got " + shown_value(toml_string_literal(v));
       },
       "");
 }
@@ -218,6 +253,27 @@ int parse_bench(int argc, char** argv, CliOptions& options, std::ostream& out, s
 
 }  // namespace
 
+std::string shown_value(const std::string& value) {
+  constexpr size_t kMax = 40;
+  return value.size() <= kMax ? value : value.substr(0, kMax) + "...";
+}
+
+std::string error_line(const std::string& message) {
+  constexpr size_t kMax = 240;
+  std::string s = message.size() <= kMax ? message : message.substr(0, kMax) + "...";
+  for (char& c : s)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+  return s;
+}
+
+void check_path(const std::string& what, const std::string& path) {
+  for (const char c : path)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
+      throw std::runtime_error(what + ": the path holds a control character (" +
+                               (c == 0 ? std::string("NUL") : "byte " + std::to_string(int(c))) + "): " +
+                               shown_value(path));
+}
+
 int parse_cli(int argc, char** argv, CliOptions& options, std::ostream& out, std::ostream& err) {
   if (argc > 1 && std::string(argv[1]) == "bench") return parse_bench(argc, argv, options, out, err);
   CLI::App app{"2D incompressible Navier-Stokes (MAC grid) with inertial particles.", "sim"};
@@ -236,15 +292,20 @@ int parse_cli(int argc, char** argv, CliOptions& options, std::ostream& out, std
   StrategyFlags flags;
   flags.values.reserve(strategy_options().size());
 
-  app.add_option("CONFIG", r.config_path, "TOML config file")->required();
-  auto* o_steps = app.add_option("--steps", steps, "Time steps to run (run.steps)")->type_name("N");
-  auto* o_output = app.add_option("--output", output, "Output directory (run.output)")->type_name("DIR");
-  auto* o_snap = app.add_option("--snapshot-every", snapshot_every, "Snapshot interval (run.snapshot_every)")->type_name("N");
+  app.add_option("CONFIG", r.config_path, "TOML config file")->required()->check(path_value());
+  auto* o_steps = app.add_option("--steps", steps, "Time steps to run (run.steps)")->type_name("N")->check(int64_value());
+  auto* o_output =
+      app.add_option("--output", output, "Output directory (run.output)")->type_name("DIR")->check(path_value());
+  auto* o_snap = app.add_option("--snapshot-every", snapshot_every, "Snapshot interval (run.snapshot_every)")
+                     ->type_name("N")->check(int64_value());
   app.add_option("--set", r.sets, "Override a config key; repeatable (value parsed as TOML, bare words as strings)")
       ->type_name("KEY=VALUE")->allow_extra_args(false)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   auto* o_seed = app.add_option("--seed", seed, "Random seed (run.seed)")->type_name("N")->check(seed_range());
   app.add_flag("--quiet", r.quiet, "Print only errors");
-  auto* o_restart = app.add_option("--restart", restart, "Continue from a snapshot file")->type_name("FILE");
+  auto* o_restart =
+      app.add_option("--restart", restart, "Continue from a snapshot file")->type_name("FILE")->check(path_value());
+  app.add_flag("--overwrite", r.overwrite,
+               "Remove the snapshots and sim.xdmf of an earlier run from the output directory first");
   for (const StrategyOption& o : strategy_options()) flags.add(app, o);
 
   const int rc = parse_app(app, argc, argv, out, err);

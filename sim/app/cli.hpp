@@ -27,6 +27,7 @@ struct CliOptions {
   std::optional<uint64_t> seed;
   bool quiet = false;
   std::optional<std::string> restart;
+  bool overwrite = false;  // --overwrite: replace another run's snapshots in the output directory
   // Strategy options given (sim/strategies.hpp): option name -> value as typed.
   std::map<std::string, std::string, std::less<>> strategies;
   BenchOptions bench;  // `sim bench` only: the matrix axes, steps, outputs
@@ -38,6 +39,18 @@ struct CliOptions {
 int parse_cli(int argc, char** argv, CliOptions& options, std::ostream& out, std::ostream& err);
 // As above, printing --help and --version to std::cout.
 int parse_cli(int argc, char** argv, CliOptions& options, std::ostream& err);
+
+// An error message as one short line: control characters shown as '?',
+// cut to a couple of hundred characters with "..." (an argument of
+// megabytes must not come back to the terminal).
+std::string error_line(const std::string& message);
+
+// `value` for a message: cut to a few dozen characters with "...".
+std::string shown_value(const std::string& value);
+
+// Throws std::runtime_error "<what>: ..." when `path` holds a NUL or another
+// control character (a NUL would cut the path short at the system call).
+void check_path(const std::string& what, const std::string& path);
 
 // The explicit --set values, then the typed options as KEY=VALUE (typed win).
 std::vector<std::string> cli_overrides(const CliOptions& options);

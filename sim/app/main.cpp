@@ -17,12 +17,13 @@ int main(int argc, char** argv) {
     sim::RunOptions opts;
     opts.quiet = cli.quiet;
     if (cli.restart) opts.restart = *cli.restart;
+    opts.overwrite = cli.overwrite;
     return sim::run_simulation(cfg, opts, std::cout, std::cerr);
   } catch (const sim::ConfigError& e) {
-    std::cerr << "sim: error: " << e.what() << "\n";
+    std::cerr << "sim: error: " << sim::error_line(e.what()) << "\n";
     return 2;
   } catch (const std::exception& e) {
-    std::cerr << "sim: error: " << e.what() << "\n";
+    std::cerr << "sim: error: " << sim::error_line(e.what()) << "\n";
     return 1;
   }
 }

@@ -11,12 +11,14 @@
 #include <stdexcept>
 #include <system_error>
 
+#include "io/output_lock.hpp"
 #include "io/restart.hpp"
 #include "io/snapshot_files.hpp"
 #include "io/snapshot_series.hpp"
 #include "io/snapshot_thread.hpp"
 #include "sim/app/report.hpp"
 #include "sim/app/backend_factory.hpp"
+#include "sim/app/cli.hpp"
 #include "sim/simulation.hpp"
 
 namespace sim {
@@ -104,10 +106,43 @@ class StopOnSignal {
   void (*term_)(int) = SIG_DFL;
 };
 
+// A directory already holding a series belongs to another run: writing into
+// it would mix two runs in one sim.xdmf. It is taken over only when asked
+// (--overwrite) or continued (--restart from one of its snapshots).
+void claim_output(const Config& cfg, const RunOptions& opts) {
+  const std::vector<std::string> old = series_files(cfg.output);
+  const bool continues = !opts.restart.empty() && same_directory(opts.restart, cfg.output);
+  if (continues && opts.overwrite)
+    throw std::runtime_error("--overwrite would remove the snapshot to restart from; drop one of the two");
+  if (old.empty() || continues) return;
+  if (opts.overwrite) {
+    remove_series_files(cfg.output);
+    return;
+  }
+  throw std::runtime_error("output directory '" + cfg.output + "' holds snapshots of another run (" + old.front() +
+                           (old.size() > 1 ? " and " + std::to_string(old.size() - 1) + " more" : "") +
+                           "); pass --overwrite to replace them or --restart one of them");
+}
+
 int run(const Config& cfg, const RunOptions& opts, std::ostream& out) {
+  // Before anything is created: a NUL would cut the path short at the
+  // system call, so the run would write somewhere else than asked.
+  check_path("output directory", cfg.output);
+  if (!opts.restart.empty()) check_path("--restart", opts.restart);
   // Before any work: a run that cannot write its results should not start.
   prepare_output_dir(cfg.output);
+  const OutputLock lock(cfg.output);
+  // Past a file-size limit (ulimit -f) a write fails with EFBIG and the run
+  // stops with its one-line error, instead of SIGXFSZ killing the process
+  // with a half-written temporary and no message.
+  std::signal(SIGXFSZ, SIG_IGN);
+  claim_output(cfg, opts);
   SimState state = opts.restart.empty() ? make_initial_state(cfg) : load_restart(cfg, opts.restart);
+  // A restart that has nothing left to run is an error, not a success: it
+  // writes nothing, and a script chaining restarts must not take it for progress.
+  if (!opts.restart.empty() && state.step >= cfg.steps)
+    throw std::runtime_error("nothing to do: the snapshot is at step " + std::to_string(state.step) +
+                             " and --steps is " + std::to_string(cfg.steps));
   if (!opts.restart.empty() && !opts.quiet)
     out << "restart: step " << state.step << ", t = " << state.time << " s from " << opts.restart << "\n";
   std::string notice;
@@ -175,7 +210,7 @@ int run_simulation(const Config& cfg, const RunOptions& opts, std::ostream& out,
   try {
     return run(cfg, opts, out);
   } catch (const std::exception& e) {
-    err << "sim: error: " << e.what() << "\n";
+    err << "sim: error: " << error_line(e.what()) << "\n";
     return 1;
   }
 }

@@ -10,6 +10,7 @@ namespace sim {
 struct RunOptions {
   bool quiet = false;
   std::string restart;  // snapshot to continue from; empty = initial condition
+  bool overwrite = false;  // remove another run's series from the output directory first
 };
 
 // Returns the process exit status; errors are one line on `err`.
