@@ -9,20 +9,6 @@
 
 using namespace sim;
 
-namespace {
-
-std::string non_finite_message(const Config& cfg, const SimState& start, int steps) {
-  Simulation sim(cfg, make_backend(cfg, start.grid, nullptr), start);
-  try {
-    for (int k = 0; k < steps; ++k) sim.step();
-  } catch (const NonFiniteError& e) {
-    return e.what();
-  }
-  return "";
-}
-
-}  // namespace
-
 TEST_CASE("gpu: watchdog names the NaN face and the NaN particle as the CPU does") {
   for (const BackendKind b : {BackendKind::cpu, BackendKind::cuda}) {
     Config cfg = test::quiet_box(32);
@@ -31,7 +17,7 @@ TEST_CASE("gpu: watchdog names the NaN face and the NaN particle as the CPU does
     cfg.initial_u = 0.1;
     SimState s = make_initial_state(cfg);
     s.u[s.grid.idx(5, 7)] = std::numeric_limits<real>::quiet_NaN();
-    const std::string face = non_finite_message(cfg, s, 3);
+    const std::string face = test::non_finite_message(cfg, s, 3);
     INFO(face);
     CHECK(face.rfind("non-finite value at step 0 (t = 0 s): u = nan at face (5, 7) (1 non-finite value in all)", 0) == 0);
 
@@ -43,7 +29,7 @@ TEST_CASE("gpu: watchdog names the NaN face and the NaN particle as the CPU does
     cfg.initial = InitialFlow::rest;
     SimState p = make_initial_state(cfg);
     p.particles.vx[137] = std::numeric_limits<real>::quiet_NaN();
-    const std::string particle = non_finite_message(cfg, p, 3);
+    const std::string particle = test::non_finite_message(cfg, p, 3);
     INFO(particle);
     CHECK(particle.rfind("non-finite value at step 1 (t = ", 0) == 0);
     CHECK(particle.find("particle id 137: vx = nan") != std::string::npos);

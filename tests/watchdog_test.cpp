@@ -28,17 +28,6 @@ bool all_finite(const std::vector<T>& v) {
   return true;
 }
 
-// The message step() throws NonFiniteError with, or "" when `steps` steps run clean.
-std::string non_finite_message(const Config& cfg, const SimState& start, int steps) {
-  Simulation sim(cfg, make_backend(cfg, start.grid, nullptr), start);
-  try {
-    for (int k = 0; k < steps; ++k) sim.step();
-  } catch (const NonFiniteError& e) {
-    return e.what();
-  }
-  return "";
-}
-
 }  // namespace
 
 TEST_CASE("watchdog: the box blown up by 100 g stops with one line and writes only finite snapshots") {
@@ -90,13 +79,13 @@ TEST_CASE("watchdog: a NaN in u is reported at its face, adaptive and fixed dt")
   SimState s = make_initial_state(cfg);
   s.u[s.grid.idx(5, 7)] = kNaN;
   // adaptive dt: next_dt's CFL rate (NaN-propagating max) sees it before anything spreads it
-  const std::string adaptive = non_finite_message(cfg, s, 3);
+  const std::string adaptive = test::non_finite_message(cfg, s, 3);
   INFO(adaptive);
   CHECK(adaptive.rfind("non-finite value at step 0 (t = 0 s): u = nan at face (5, 7) (1 non-finite value in all)", 0) ==
         0);
   // fixed dt: the pressure solve's ||div u/dt|| of the same step, after advection spread it to the neighbours
   cfg.dt = 1e-3;
-  const std::string fixed = non_finite_message(cfg, s, 3);
+  const std::string fixed = test::non_finite_message(cfg, s, 3);
   INFO(fixed);
   CHECK(fixed.rfind("non-finite value at step 1 (t = 0.001 s): ", 0) == 0);
   CHECK(fixed.find(" = nan at face (") != std::string::npos);
@@ -119,7 +108,7 @@ TEST_CASE("watchdog: a particle with a NaN velocity is reported by id") {
       const size_t slot = 137;
       REQUIRE(s.particles.alive[slot] == 1);
       s.particles.vx[slot] = kNaN;
-      const std::string m = non_finite_message(cfg, s, 3);
+      const std::string m = test::non_finite_message(cfg, s, 3);
       INFO(m);
       CHECK(m.rfind("non-finite value at step 1 (t = ", 0) == 0);
       CHECK(m.find("particle id " + std::to_string(s.particles.id[slot]) + ": vx = nan") != std::string::npos);

@@ -75,6 +75,17 @@ inline std::unique_ptr<Simulation> make_sim(const Config& cfg) {
 }
 
 // The state after `steps` steps from the initial state.
+// The message step() throws NonFiniteError with, or "" when `steps` steps run clean.
+inline std::string non_finite_message(const Config& cfg, const SimState& start, int steps) {
+  Simulation sim(cfg, make_backend(cfg, start.grid, nullptr), start);
+  try {
+    for (int k = 0; k < steps; ++k) sim.step();
+  } catch (const NonFiniteError& e) {
+    return e.what();
+  }
+  return "";
+}
+
 inline SimState run_steps(const Config& cfg, int steps) {
   const std::unique_ptr<Simulation> s = make_sim(cfg);
   for (int k = 0; k < steps; ++k) s->step();
