@@ -89,6 +89,9 @@ class Simulation {
 
   // Downloads the state, finds the first non-finite value and throws
   // NonFiniteError naming `step`, `time` and it; `what` says which check fired.
+  void set_dt(double dt);  // k_.dt, uploaded to the backend
+  // One pressure solve, the watchdog, the projection and the failure count.
+  PressureStats solve_and_project();
   [[noreturn]] void throw_non_finite(int64_t step, double time, const std::string& what);
 };
 
