@@ -100,6 +100,12 @@ std::vector<Field<Config>> config_keys() {
   k.push_back(number<C>("fluid.force_x", SIM_MEMBER(force_x), "m/s^2", any(),
                         "Uniform body force per unit mass on the fluid, x (e.g. the mean pressure gradient of a periodic channel)."));
   k.push_back(number<C>("fluid.force_y", SIM_MEMBER(force_y), "m/s^2", any(), "Uniform body force per unit mass on the fluid, y."));
+  k.push_back(enumeration<AdvectionScheme, C>(
+      "fluid.advection", SIM_MEMBER(advection),
+      "Momentum advection: central (second order; grid-scale noise once the cell Reynolds number |u| h / nu "
+      "passes about 10, warned about at the start of a run) or quick (QUICK upwind-biased advected values with a "
+      "fourth-order advecting velocity: third order, damps the grid-scale noise; central within two cells of "
+      "closed sides and obstacles)."));
 
   k.push_back(number<C>("gravity.x", SIM_MEMBER(gx), "m/s^2", any(), "Gravity, x component."));
   k.push_back(number<C>("gravity.y", SIM_MEMBER(gy), "m/s^2", any(), "Gravity, y component."));

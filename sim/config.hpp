@@ -53,6 +53,7 @@ struct Config {
   InitialFlow initial = InitialFlow::rest;
   double initial_u = 0.0, initial_v = 0.0;  // uniform velocity or Taylor-Green amplitude [m/s]
   double force_x = 0.0, force_y = 0.0;      // body force per unit mass on the fluid [m/s^2]
+  AdvectionScheme advection = AdvectionScheme::central;
 
   // [gravity]
   double gx = 0.0, gy = -9.81;  // [m/s^2]

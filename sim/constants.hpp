@@ -33,6 +33,7 @@ struct Constants {
   // fluid
   real nu, rho_f;
   real force_x, force_y;  // body force per unit mass on the fluid [m/s^2]
+  int advection;          // AdvectionScheme
   real dt;
   // pressure
   real omega;

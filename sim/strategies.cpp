@@ -29,6 +29,7 @@ SIM_ENUM_TABLE(BoundaryKind, {BoundaryKind::wall, "wall"}, {BoundaryKind::free_s
 SIM_ENUM_TABLE(InitialFlow, {InitialFlow::rest, "rest"}, {InitialFlow::uniform, "uniform"},
                {InitialFlow::taylor_green, "taylor_green"})
 SIM_ENUM_TABLE(ObstacleShape, {ObstacleShape::circle, "circle"}, {ObstacleShape::rectangle, "rectangle"})
+SIM_ENUM_TABLE(AdvectionScheme, {AdvectionScheme::central, "central"}, {AdvectionScheme::quick, "quick"})
 
 #undef SIM_ENUM_TABLE
 

@@ -24,6 +24,9 @@ enum class PressureSolverKind { auto_, jacobi, sor, multigrid, fft };
 enum class BoundaryKind { wall, free_slip, periodic, inflow, outflow };
 enum class InitialFlow { rest, uniform, taylor_green };
 enum class ObstacleShape { circle, rectangle };
+// Momentum advection: second-order central, or QUICK with a fourth-order
+// advecting velocity (third order; sim/fluid_physics.hpp).
+enum class AdvectionScheme { central, quick };
 
 // The one table of names per enum.
 template <class E>

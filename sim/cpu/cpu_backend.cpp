@@ -14,6 +14,7 @@
 #include "sim/cpu/cpu_fft.hpp"
 #include "sim/cpu/cpu_poisson.hpp"
 #include "sim/faces.hpp"
+#include "sim/advection.hpp"
 #include "sim/fluid_physics.hpp"
 #include "sim/halo.hpp"
 #include "sim/injection.hpp"
@@ -59,6 +60,7 @@ class CpuBackend final : public Backend {
 
   void upload(const SimState& s) override {
     u_ = s.u; v_ = s.v; phi_ = s.phi; open_ = s.open;
+    clearance_ = advection_clearance_field(cfg_, g_, open_);
     uh_ = u_; vh_ = v_; us_ = u_; vs_ = v_;
     parts_ = s.particles;
     aos_ = to_aos(parts_);
@@ -105,29 +107,15 @@ class CpuBackend final : public Backend {
   }
 
   void rk_stage(VelocityField in, VelocityField base, VelocityField out, real a, real b) override {
-    const auto [ui, vi] = velocity(in);
-    const auto [ub, vb] = velocity(base);
-    const auto [uo, vo] = velocity(out);
-    const int P = k_.pitch;
-    const bool solids = k_.has_solids != 0;
-    const real* open = open_.data();
-#pragma omp parallel for schedule(static)
-    for (int j = 0; j <= g_.ny; ++j)
-      for (int i = 0; i <= g_.nx; ++i) {
-        const int c = at(k_, i, j);
-        const FaceNeighbours n{ui, vi, c, P};
-        if (active_u(i, j, k_))
-          uo[c] = solid_u_at(c) ? real(0)
-                                : stage_point(ub[c], ui[c],
-                                              momentum_u(n, solids && solid_u(open, c - P), solids && solid_u(open, c + P), k_),
-                                              a, b, k_);
-        if (active_v(i, j, k_))
-          vo[c] = solid_v_at(c) ? real(0)
-                                : stage_point(vb[c], vi[c],
-                                              momentum_v(n, solids && solid_v(open, c - 1, P), solids && solid_v(open, c + 1, P), k_),
-                                              a, b, k_);
-      }
-    fill_halo(uo, vo);
+    const bool quick = k_.advection == static_cast<int>(AdvectionScheme::quick);
+    auto none = [](int, int, int) { return AdvectionReach{}; };  // central: the reach is not read
+    if (!quick) stage_loop(in, base, out, a, b, none, none);
+    else if (k_.has_solids)
+      stage_loop(in, base, out, a, b, [this, f = clearance_.data()](int i, int j, int c) { return reach_u(i, j, c, f, k_); },
+                 [this, f = clearance_.data()](int i, int j, int c) { return reach_v(i, j, c, f, k_); });
+    else
+      stage_loop(in, base, out, a, b, [this](int i, int j, int c) { return reach_u(i, j, c, AllClear{}, k_); },
+                 [this](int i, int j, int c) { return reach_v(i, j, c, AllClear{}, k_); });
   }
 
   double compute_rhs() override {
@@ -245,12 +233,51 @@ class CpuBackend final : public Backend {
   struct Max { static double op(double a, double b) { return max_nan(a, b); } };  // NaN-propagating
   struct Nb { real self, w, e, s, n; };
   // A face's neighbourhood for momentum_u / momentum_v: component q at (di, dj).
+  // Offsets up to 2: those two cells out go through wide_offset (periodic
+  // images; sim/fluid_physics.hpp), the others are read directly.
   struct FaceNeighbours {
+    static constexpr int kRadius = 2;
     const real* u;
     const real* v;
-    int c, pitch;
-    real operator()(int q, int di, int dj) const { return (q == 0 ? u : v)[c + di + dj * pitch]; }
+    int c, i, j;
+    const Constants& k;
+    real operator()(int q, int di, int dj) const {
+      if (di < -1 || di > 1) di = wide_offset(i, di, k.nx, is_periodic(k, kLeft), k.pitch - 2);
+      if (dj < -1 || dj > 1) dj = wide_offset(j, dj, k.ny, is_periodic(k, kBottom), k.rows - 2);
+      return (q == 0 ? u : v)[c + di + dj * k.pitch];
+    }
   };
+
+  // One stage over every face: reach_of_u/v give a face's advection reach.
+  template <class ReachU, class ReachV>
+  void stage_loop(VelocityField in, VelocityField base, VelocityField out, real a, real b, ReachU reach_of_u,
+                  ReachV reach_of_v) {
+    const auto [ui, vi] = velocity(in);
+    const auto [ub, vb] = velocity(base);
+    const auto [uo, vo] = velocity(out);
+    const int P = k_.pitch;
+    const bool solids = k_.has_solids != 0;
+    const real* open = open_.data();
+#pragma omp parallel for schedule(static)
+    for (int j = 0; j <= g_.ny; ++j)
+      for (int i = 0; i <= g_.nx; ++i) {
+        const int c = at(k_, i, j);
+        const FaceNeighbours n{ui, vi, c, i, j, k_};
+        if (active_u(i, j, k_))
+          uo[c] = solid_u_at(c) ? real(0)
+                                : stage_point(ub[c], ui[c],
+                                              momentum_u(n, reach_of_u(i, j, c), solids && solid_u(open, c - P),
+                                                         solids && solid_u(open, c + P), k_),
+                                              a, b, k_);
+        if (active_v(i, j, k_))
+          vo[c] = solid_v_at(c) ? real(0)
+                                : stage_point(vb[c], vi[c],
+                                              momentum_v(n, reach_of_v(i, j, c), solids && solid_v(open, c - 1, P),
+                                                         solids && solid_v(open, c + 1, P), k_),
+                                              a, b, k_);
+      }
+    fill_halo(uo, vo);
+  }
 
   // Rows j0..j1 reduced per row in parallel, then over rows in order.
   template <class Op, class RowFn>
@@ -291,6 +318,7 @@ class CpuBackend final : public Backend {
   Constants k_{};
   InjectionC inj_{};
   std::vector<real> u_, v_, uh_, vh_, us_, vs_, fu_, fv_, phi_, phi2_, rhs_, open_;
+  std::vector<real> clearance_;  // fluid.advection = quick with obstacles: advection_clearance per point
   std::vector<double> row_sum_;
   std::vector<real> reaction_;         // per particle: old x, y and the reaction ax, ay
   std::vector<int> reaction_row_;      // first storage row its deposit touches, or:

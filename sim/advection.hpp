@@ -1,0 +1,36 @@
+// Host-side pieces of fluid.advection: the obstacle clearance field the
+// quick scheme reads, and the warning about central advection at a high
+// cell Reynolds number. The scheme itself is in sim/fluid_physics.hpp.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "sim/config.hpp"
+#include "sim/grid.hpp"
+
+namespace sim {
+
+// advection_clearance (sim/fluid_physics.hpp) at every storage point, from
+// the open mask; empty unless the quick scheme runs with obstacles (the
+// only case that reads it).
+std::vector<real> advection_clearance_field(const Config& cfg, const Grid& g, const std::vector<real>& open);
+
+// Central advection stays free of grid-scale wiggles only up to a modest
+// cell Reynolds number |u| h / nu (2 for steady advection-diffusion in one
+// dimension; docs/ARCHITECTURE.md gives the measured threshold used here).
+constexpr double kCentralCellReynolds = 10.0;
+
+// The largest speed the config sets: boundary speeds, the initial velocity
+// (uniform |(u, v)| or the Taylor-Green amplitude) [m/s].
+double reference_speed(const Config& cfg);
+
+// The cell Reynolds number speed * max(dx, dy) / nu (infinite when nu = 0
+// and speed > 0).
+double cell_reynolds(const Config& cfg, double speed);
+
+// One line ("sim: warning: ...") when central advection runs at a cell
+// Reynolds number above kCentralCellReynolds for `speed`, else "".
+// `what` names the speed ("the config's reference speed", ...).
+std::string central_advection_warning(const Config& cfg, double speed, const std::string& what);
+
+}  // namespace sim
