@@ -21,6 +21,7 @@
 #include "cuda/velocity_textures.hpp"
 #include "cuda/cuda_backend.hpp"
 #include "cuda/cuda_poisson.hpp"
+#include "sim/advection.hpp"
 #include "sim/injection.hpp"
 
 namespace sim {
@@ -39,6 +40,7 @@ class CudaBackend final : public Backend {
     const size_t n = g.size();
     for (DeviceBuffer<real>* f : {&u_, &v_, &uh_, &vh_, &us_, &vs_, &fu_, &fv_, &phi_, &phi2_, &rhs_, &open_})
       f->allocate(n, "grid fields");
+    if (plan.advection_clearance) clearance_.allocate(n, "advection clearance");
     k_dev_.allocate(1, "constants");
     exec_.k_dev = k_dev_.data();
     partials_.allocate(static_cast<size_t>(cell_blocks(exec_, so_)), "block partial sums");
@@ -80,6 +82,11 @@ class CudaBackend final : public Backend {
     v_.upload(s.v.data(), s.v.size(), st);
     phi_.upload(s.phi.data(), s.phi.size(), st);
     open_.upload(s.open.data(), s.open.size(), st);
+    if (plan_.advection_clearance) {
+      const std::vector<real> clear = advection_clearance_field(cfg_, g_, s.open);
+      clearance_.upload(clear.data(), clear.size(), st);
+      stream_.synchronize();  // before `clear` goes
+    }
     for (DeviceBuffer<real>* f : {&uh_, &us_}) copy(*f, u_);
     for (DeviceBuffer<real>* f : {&vh_, &vs_}) copy(*f, v_);
     fu_.zero(st);
@@ -179,7 +186,7 @@ class CudaBackend final : public Backend {
     const auto [ui, vi] = velocity(in);
     const auto [ub, vb] = velocity(base);
     const auto [uo, vo] = velocity(out);
-    cuda::momentum_stage(exec_, so_, ui, vi, ub, vb, open_.data(), uo, vo, a, b);
+    cuda::momentum_stage(exec_, so_, ui, vi, ub, vb, open_.data(), clearance_.data(), uo, vo, a, b);
     cuda::fill_velocity_halo(exec_, uo, vo);
   }
 
@@ -322,6 +329,7 @@ class CudaBackend final : public Backend {
   InjectionC inj_{};
   DeviceBuffer<Constants> k_dev_;
   DeviceBuffer<real> u_, v_, uh_, vh_, us_, vs_, fu_, fv_, phi_, phi2_, rhs_, open_;
+  DeviceBuffer<real> clearance_;  // MemoryPlan::advection_clearance
   DeviceBuffer<double> partials_, scalars_;
   PinnedBuffer<double> host_scalars_{8};
   DeviceBuffer<unsigned char> reduce_ws_, sort_ws_, deposit_ws_;
@@ -348,7 +356,7 @@ class CudaBackend final : public Backend {
 std::unique_ptr<Backend> make_cuda_backend(const Config& cfg, const Grid& grid) {
   const cuda::DeviceInfo dev = cuda::query_device();
   const cuda::StencilOpts so =
-      cuda::make_stencil_opts(cfg.stencil, cfg.block_x, cfg.block_y, !cfg.obstacles.empty());
+      cuda::make_stencil_opts(cfg.stencil, cfg.block_x, cfg.block_y, !cfg.obstacles.empty(), cfg.advection);
   const cuda::MemoryPlan plan = cuda::plan_memory(cfg, grid, so);
   cuda::require_free_memory(plan.total(), "this case (" + plan.breakdown() + ")", dev);
   if (grid.size() >= static_cast<size_t>(INT_MAX))

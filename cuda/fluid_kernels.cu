@@ -25,30 +25,48 @@ __device__ __forceinline__ bool solid_v_at(typename A::In open, int c, int pitch
 
 enum { kU = 0, kV = 1 };
 
+// The advection reach of a u (v) face: none for the central scheme (R = 1,
+// which reads no reach), else from the clearance field with obstacles.
+template <class A, bool kSolids, int R>
+__device__ __forceinline__ AdvectionReach stage_reach_u(int i, int j, int c, typename A::In clear, const Constants& k) {
+  if constexpr (R < 2) return AdvectionReach{};
+  else if constexpr (kSolids) return reach_u(i, j, c, Loaded<A>{clear}, k);
+  else return reach_u(i, j, c, AllClear{}, k);
+}
+template <class A, bool kSolids, int R>
+__device__ __forceinline__ AdvectionReach stage_reach_v(int i, int j, int c, typename A::In clear, const Constants& k) {
+  if constexpr (R < 2) return AdvectionReach{};
+  else if constexpr (kSolids) return reach_v(i, j, c, Loaded<A>{clear}, k);
+  else return reach_v(i, j, c, AllClear{}, k);
+}
+
 // out = a base + b (in + dt L(in)) (stage_point, momentum_u / momentum_v of
-// sim/fluid_physics.hpp); fields 0 = u_in, 1 = v_in; base read only when a != 0.
-template <class A, class KP, bool kSolids>
+// sim/fluid_physics.hpp); fields 0 = u_in, 1 = v_in; base read only when
+// a != 0. R: the neighbourhood's radius, 2 for fluid.advection = quick.
+template <class A, class KP, bool kSolids, int R>
 __global__ void stage_kernel(KP kp, Region r, typename A::In ui, typename A::In vi, typename A::In ub,
-                             typename A::In vb, typename A::In open, typename A::Out uo, typename A::Out vo, real a,
-                             real b) {
+                             typename A::In vb, typename A::In open, typename A::In clear, typename A::Out uo,
+                             typename A::Out vo, real a, real b) {
   const Constants& k = kp.get();
   const Point pt = thread_point(r);
   const int c = at(k, pt.i, pt.j);
   const typename A::In f[2] = {ui, vi};
-  const Neighbourhood<A, 2> n(f, c, r, k);
+  const Neighbourhood<A, 2, R> n(f, pt, c, r, k);
   if (!pt.valid) return;
   const int P = k.pitch;
   if (active_u(pt.i, pt.j, k))
     uo[c] = solid_u_at<A, kSolids>(open, c)
                 ? real(0)
                 : stage_point(a != real(0) ? A::load(ub, c) : real(0), n(kU, 0, 0),
-                              momentum_u(n, solid_u_at<A, kSolids>(open, c - P), solid_u_at<A, kSolids>(open, c + P), k),
+                              momentum_u(n, stage_reach_u<A, kSolids, R>(pt.i, pt.j, c, clear, k),
+                                         solid_u_at<A, kSolids>(open, c - P), solid_u_at<A, kSolids>(open, c + P), k),
                               a, b, k);
   if (active_v(pt.i, pt.j, k))
     vo[c] = solid_v_at<A, kSolids>(open, c, P)
                 ? real(0)
                 : stage_point(a != real(0) ? A::load(vb, c) : real(0), n(kV, 0, 0),
-                              momentum_v(n, solid_v_at<A, kSolids>(open, c - 1, P),
+                              momentum_v(n, stage_reach_v<A, kSolids, R>(pt.i, pt.j, c, clear, k),
+                                         solid_v_at<A, kSolids>(open, c - 1, P),
                                          solid_v_at<A, kSolids>(open, c + 1, P), k),
                               a, b, k);
 }
@@ -92,12 +110,19 @@ constexpr int kLineBlock = 128;
 void upload_fluid_constants(const Constants& c, cudaStream_t s) { upload_unit_constants(c, s); }
 
 void momentum_stage(const Exec& e, const StencilOpts& o, const real* ui, const real* vi, const real* ub,
-                    const real* vb, const real* open, real* uo, real* vo, real a, real b) {
+                    const real* vb, const real* open, const real* clearance, real* uo, real* vo, real a, real b) {
   const Region r = face_region(e);
   with_stencil(e, o, [&](auto acc, auto kp, auto solids) {
     using A = decltype(acc);
-    stage_kernel<A, decltype(kp), decltype(solids)::value>
-        <<<grid_dim(r, o), block_dim(o), tile_bytes<A>(2, o), e.stream>>>(kp, r, ui, vi, ub, vb, open, uo, vo, a, b);
+    auto launch = [&](auto radius) {
+      constexpr int R = decltype(radius)::value;
+      stage_kernel<A, decltype(kp), decltype(solids)::value, R>
+          <<<grid_dim(r, o), block_dim(o), tile_bytes<A>(2, o, R), e.stream>>>(kp, r, ui, vi, ub, vb, open, clearance,
+                                                                                uo, vo, a, b);
+    };
+    // the scheme picks the instantiation, as with_stencil the access policy
+    if (o.stage_radius() == 2) launch(std::integral_constant<int, 2>{});
+    else launch(std::integral_constant<int, 1>{});
     SIM_CUDA_CHECK_LAUNCH("stage_kernel");
   });
 }

@@ -32,6 +32,10 @@ struct StencilOpts {
   Stencil variant = Stencil::ldg;
   int block_x = 32, block_y = 8;
   bool solids = false;  // Constants::has_solids: false reads no mask at all
+  // fluid.advection: picks the momentum stage's instantiation, a
+  // neighbourhood of radius stage_radius() (quick: 2, central: 1)
+  AdvectionScheme advection = AdvectionScheme::central;
+  int stage_radius() const { return advection == AdvectionScheme::quick ? 2 : 1; }
 };
 
 // Defaults when the config leaves gpu.block_x/y at 0: 32 wide for full
@@ -39,20 +43,23 @@ struct StencilOpts {
 // cost a smaller fraction of the loads (34x18 loads for 32x16 points).
 int default_block_x(Stencil s);
 int default_block_y(Stencil s);
-StencilOpts make_stencil_opts(Stencil s, int block_x, int block_y, bool solids);  // 0 = default; validates
+// 0 = default; validates
+StencilOpts make_stencil_opts(Stencil s, int block_x, int block_y, bool solids,
+                              AdvectionScheme advection = AdvectionScheme::central);
 
-// Shared tile row pitch in floats for a block bx wide, padded so the rows a
-// warp touches fall in distinct banks: a warp covering 32 / bx rows of a
-// narrow block needs rows offset by bx banks (pitch = bx + 32); a block of
-// whole warps per row only needs the halo (bx + 2); any other width takes
+// Shared tile row pitch in floats for a block bx wide with a halo of
+// `radius` cells, padded so the rows a warp touches fall in distinct banks:
+// a warp covering 32 / bx rows of a narrow block needs rows offset by bx
+// banks (pitch = bx + 32, which holds a halo of up to 16); a block of whole
+// warps per row only needs the halo (bx + 2 radius); any other width takes
 // an odd pitch.
-SIM_HD int tile_pitch(int bx) {
-  if (bx % 32 == 0) return bx + 2;
+SIM_HD int tile_pitch(int bx, int radius = 1) {
+  if (bx % 32 == 0) return bx + 2 * radius;
   if (32 % bx == 0) return bx + 32;
-  return (bx + 2) | 1;
+  return (bx + 2 * radius) | 1;
 }
-// Dynamic shared memory of a `fields`-tile stencil launch.
-size_t shared_tile_bytes(int fields, int bx, int by);
+// Dynamic shared memory of a `fields`-tile stencil launch with a halo of `radius` cells.
+size_t shared_tile_bytes(int fields, int bx, int by, int radius = 1);
 
 // Blocks of a launch over the nx x ny cells: the number of partial sums
 // compute_rhs and residual write.
@@ -66,9 +73,11 @@ void upload_reduction_constants(const Constants& c, cudaStream_t s);
 
 // --- fluid (cuda/fluid_kernels.cu) -------------------------------------
 // out = a base + b (in + dt L(in)) on active faces, 0 on solid faces
-// (Backend::rk_stage); base not read when a == 0.
+// (Backend::rk_stage); base not read when a == 0. `clearance`: the
+// advection_clearance field (sim/advection.hpp), read only by the quick
+// scheme with obstacles (else may be null).
 void momentum_stage(const Exec& e, const StencilOpts& o, const real* ui, const real* vi, const real* ub,
-                    const real* vb, const real* open, real* uo, real* vo, real a, real b);
+                    const real* vb, const real* open, const real* clearance, real* uo, real* vo, real a, real b);
 // u = u** - dt grad phi on active faces.
 void project(const Exec& e, const StencilOpts& o, const real* phi, const real* open, real* u, real* v);
 void fill_velocity_halo(const Exec& e, real* u, real* v);

@@ -16,26 +16,28 @@ constexpr int kMaxTileFields = 2;
 int default_block_x(Stencil) { return 32; }
 int default_block_y(Stencil s) { return s == Stencil::shared ? 16 : 8; }
 
-size_t shared_tile_bytes(int fields, int bx, int by) {
-  return static_cast<size_t>(fields) * tile_pitch(bx) * (by + 2) * sizeof(real);
+size_t shared_tile_bytes(int fields, int bx, int by, int radius) {
+  return static_cast<size_t>(fields) * tile_pitch(bx, radius) * (by + 2 * radius) * sizeof(real);
 }
 
-StencilOpts make_stencil_opts(Stencil s, int block_x, int block_y, bool solids) {
+StencilOpts make_stencil_opts(Stencil s, int block_x, int block_y, bool solids, AdvectionScheme advection) {
   StencilOpts o;
   o.variant = s;
   o.block_x = block_x > 0 ? block_x : default_block_x(s);
   o.block_y = block_y > 0 ? block_y : default_block_y(s);
   o.solids = solids;
+  o.advection = advection;
   const std::string shape = std::to_string(o.block_x) + "x" + std::to_string(o.block_y);
   const int threads = o.block_x * o.block_y;
   if (threads > 1024) throw std::runtime_error("gpu.block_x * gpu.block_y: block " + shape + " has more than 1024 threads");
   // block reductions work on whole warps
   if (threads % 32 != 0)
     throw std::runtime_error("gpu.block_x * gpu.block_y: block " + shape + " must hold a multiple of 32 threads");
-  if (s == Stencil::shared && shared_tile_bytes(kMaxTileFields, o.block_x, o.block_y) > kMaxTileBytes)
+  // the largest tile: two fields, with the momentum stage's halo (two cells for quick)
+  const size_t tile = shared_tile_bytes(kMaxTileFields, o.block_x, o.block_y, o.stage_radius());
+  if (s == Stencil::shared && tile > kMaxTileBytes)
     throw std::runtime_error("gpu.block_x/gpu.block_y: the shared tiles of a " + shape + " block need " +
-                             std::to_string(shared_tile_bytes(kMaxTileFields, o.block_x, o.block_y)) +
-                             " bytes, more than 48 KiB; use a wider, lower block");
+                             std::to_string(tile) + " bytes, more than 48 KiB; use a wider, lower block");
   return o;
 }
 

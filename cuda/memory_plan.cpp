@@ -42,7 +42,8 @@ bool plans_fft(const Config& cfg) {
 
 MemoryPlan plan_memory(const Config& cfg, const Grid& g, const StencilOpts& o) {
   MemoryPlan p;
-  p.fields = kGridArrays * g.size() * sizeof(real) + sizeof(Constants);
+  p.advection_clearance = cfg.advection == AdvectionScheme::quick && !cfg.obstacles.empty();
+  p.fields = (kGridArrays + (p.advection_clearance ? 1 : 0)) * g.size() * sizeof(real) + sizeof(Constants);
   const Exec e{nullptr, ConstantsIn::constant, nullptr, g.nx, g.ny};
   p.reductions = static_cast<size_t>(cell_blocks(e, o)) * sizeof(double) + kReduceWorkspace;
 

@@ -19,6 +19,7 @@ struct MemoryPlan {
   int64_t capacity = 0;
   bool sorts = false;           // gpu.sort_every > 0: a second particle bank and sort keys
   bool sorted_deposit = false;  // two-way with gpu.deposit = sorted: 8 pairs per slot
+  bool advection_clearance = false;  // fluid.advection = quick with obstacles: one grid array more
   int64_t pairs = 0;
   int cell_key_bits = 1, deposit_key_bits = 1;
   uint32_t deposit_sentinel = 0;

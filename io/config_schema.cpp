@@ -102,10 +102,10 @@ std::vector<Field<Config>> config_keys() {
   k.push_back(number<C>("fluid.force_y", SIM_MEMBER(force_y), "m/s^2", any(), "Uniform body force per unit mass on the fluid, y."));
   k.push_back(enumeration<AdvectionScheme, C>(
       "fluid.advection", SIM_MEMBER(advection),
-      "Momentum advection: central (second order; grid-scale noise once the cell Reynolds number |u| h / nu "
-      "passes about 10, warned about at the start of a run) or quick (QUICK upwind-biased advected values with a "
-      "fourth-order advecting velocity: third order, damps the grid-scale noise; central within two cells of "
-      "closed sides and obstacles)."));
+      "Momentum advection: central (second order; fills the flow with grid-scale noise once the cell Reynolds "
+      "number |u| h / nu passes about 15, and a run warns then) or quick (QUICK upwind-biased values with a "
+      "fourth-order advecting velocity, third order: damps that noise; central fluxes next to closed sides and "
+      "obstacles). See docs/ARCHITECTURE.md."));
 
   k.push_back(number<C>("gravity.x", SIM_MEMBER(gx), "m/s^2", any(), "Gravity, x component."));
   k.push_back(number<C>("gravity.y", SIM_MEMBER(gy), "m/s^2", any(), "Gravity, y component."));

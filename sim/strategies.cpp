@@ -59,6 +59,9 @@ const std::vector<StrategyOption>& strategy_options() {
        [](const Config& c) { return std::string(to_string(c.deposit)); }},
       {"pressure_solver", "pressure.solver", "--pressure-solver", "Pressure solver", names_of<PressureSolverKind>(),
        S::run, true, [](const Config& c) { return std::string(to_string(c.solver)); }},
+      // physics, not memory: the matrix holds the config's scheme unless --advection lists some
+      {"advection", "fluid.advection", "--advection", "Momentum advection scheme", names_of<AdvectionScheme>(), S::run,
+       true, [](const Config& c) { return std::string(to_string(c.advection)); }},
       {"sort_every", "gpu.sort_every", "--sort-every", "Sort particles by cell every K steps, 0 never", {}, S::cuda,
        false, [](const Config& c) { return std::to_string(c.sort_every); }},
       {"backend", "run.backend", "--backend", "Backend", names_of<BackendKind>(), S::run, false,

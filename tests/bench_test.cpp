@@ -75,6 +75,13 @@ TEST_CASE("bench: the byte model gives the hand-computed bytes") {
   CHECK(traffic::residual(cells).bytes == 8 * cells);
   CHECK(traffic::rhs(cells).bytes == 12 * cells);
   CHECK(traffic::momentum(faces).bytes == (32 + 40) * faces);
+  CHECK(traffic::momentum(faces).flops == 140 * faces);
+  // quick: the same bytes without obstacles, 4 B more per stage with them (the clearance field)
+  CHECK(traffic::momentum(faces, false, AdvectionScheme::quick).bytes == (32 + 40) * faces);
+  CHECK(traffic::momentum(faces, true, AdvectionScheme::quick).bytes == (32 + 40 + 4 * 4) * faces);
+  CHECK(traffic::momentum(faces, false, AdvectionScheme::quick).flops == 468 * faces);
+  CHECK(traffic::stage(faces, false).bytes == 16 * faces);
+  CHECK(traffic::stage(faces, true, true).bytes == 28 * faces);
   CHECK(traffic::project(faces).bytes == 20 * faces);
   CHECK(traffic::particle_step(1000, 0, Layout::aos, false).bytes == 56 * 1000);
   CHECK(traffic::particle_step(1000, 0, Layout::soa, false).bytes == 40 * 1000);
@@ -126,6 +133,9 @@ TEST_CASE("bench: the command line takes lists, comma-separated or repeated") {
   CHECK(b.micro_sizes == std::vector<int>{64, 128});
   CHECK(b.micro_particles == std::vector<int64_t>{16 << 20, 1000});
   CHECK(b.csv == "a.csv");
+  CHECK(b.advections.empty());  // the config's scheme
+  CHECK(parse_args({"bench", "--advection", "quick,central", "box.toml"}).options.bench.advections ==
+        std::vector<AdvectionScheme>{AdvectionScheme::quick, AdvectionScheme::central});
   CHECK(cli_overrides(p.options) == std::vector<std::string>{"domain.nx=32", "run.backend=\"cpu\""});
 
   CHECK(parse_args({"bench", "--stencil", "naive,fast", "box.toml"}).err ==
@@ -166,8 +176,17 @@ TEST_CASE("bench: the variant matrix, with the axes that cannot matter collapsed
   subset.layouts = {Layout::soa};
   const std::vector<Config> v = bench_variants(cfg, subset, true, nullptr);
   REQUIRE(v.size() == 2 * 2 * 3 * 2);
-  CHECK(variant_name(v.front(), true) == "soa/naive/constant/software/atomic/jacobi");
-  CHECK(variant_name(v.front(), false) == "soa/jacobi");
+  CHECK(variant_name(v.front(), true) == "soa/naive/constant/software/atomic/jacobi/central");
+  CHECK(variant_name(v.front(), false) == "soa/jacobi/central");
+  // The advection scheme is the config's unless listed: it changes the flow, not only the cost.
+  Config quick = cfg;
+  quick.advection = AdvectionScheme::quick;
+  CHECK(variant_name(bench_variants(quick, subset, false, nullptr).front(), false) == "soa/jacobi/quick");
+  BenchOptions both = subset;
+  both.advections = {AdvectionScheme::central, AdvectionScheme::quick};
+  const std::vector<Config> w = bench_variants(cfg, both, false, nullptr);
+  REQUIRE(w.size() == 2);
+  CHECK(variant_name(w[1], false) == "soa/jacobi/quick");
 }
 
 TEST_CASE("bench: a tiny CPU matrix prints the table and writes CSV and JSON with one row per variant") {
@@ -186,7 +205,8 @@ TEST_CASE("bench: a tiny CPU matrix prints the table and writes CSV and JSON wit
   const std::vector<std::string> csv = test::read_lines(dir + "/m.csv");
   REQUIRE(csv.size() == 1 + 8);
   CHECK(csv[0] == joined(matrix_columns()));
-  CHECK(csv[0].rfind("variant,backend,layout,stencil,constants,sampling,deposit,pressure_solver,steps,", 0) == 0);
+  CHECK(csv[0].rfind("variant,backend,layout,stencil,constants,sampling,deposit,pressure_solver,advection,steps,", 0) ==
+        0);
   for (size_t k = 1; k < csv.size(); ++k) {
     INFO(csv[k]);
     CHECK(csv[k].back() == ',');  // empty error column
@@ -207,8 +227,9 @@ TEST_CASE("bench: the micro suite on the CPU at tiny sizes") {
   for (const char* s : {"jacobi_sweep", "sor_sweep", "particle_step", "16^2", "cells", "particles", "GB/s"})
     CHECK(out.find(s) != std::string::npos);
   const std::vector<std::string> csv = test::read_lines(dir + "/u.csv");
-  // jacobi, sor; one V-cycle and one multigrid solve; particle step aos, soa, each in random and cell-sorted order
-  REQUIRE(csv.size() == 1 + 2 + 2 + 4);
+  // jacobi, sor; one V-cycle and one multigrid solve; particle step aos, soa, each in random and cell-sorted order;
+  // one momentum stage per advection scheme
+  REQUIRE(csv.size() == 1 + 2 + 2 + 4 + 2);
   CHECK(csv[0] == joined(micro_columns()));
   CHECK(csv[1].rfind("jacobi_sweep,16,cells,", 0) == 0);
   CHECK(csv[2].rfind("sor_sweep,16,cells,", 0) == 0);
@@ -216,7 +237,9 @@ TEST_CASE("bench: the micro suite on the CPU at tiny sizes") {
   CHECK(csv[4].rfind("mgpcg_solve_1e-6,16,cells,", 0) == 0);
   CHECK(csv[5].rfind("particle_step,500,particles,aos,", 0) == 0);
   CHECK(csv[7].rfind("particle_step,500,particles,aos/cell-sorted,", 0) == 0);
-  check_json(dir + "/u.json", 8, "micro");
+  CHECK(csv[9].rfind("momentum_stage,16,faces,central,", 0) == 0);
+  CHECK(csv[10].rfind("momentum_stage,16,faces,quick,", 0) == 0);
+  check_json(dir + "/u.json", 10, "micro");
 }
 
 TEST_CASE("bench: the host copy bandwidth is measured") {

@@ -229,6 +229,7 @@ int parse_bench(int argc, char** argv, CliOptions& options, std::ostream& out, s
   b.samplings = enums_of<Sampling>(axes["sampling"]);
   b.deposits = enums_of<Deposit>(axes["deposit"]);
   b.solvers = enums_of<PressureSolverKind>(axes["pressure_solver"]);
+  b.advections = enums_of<AdvectionScheme>(axes["advection"]);
   parse_count(steps, 1, false, b.steps);
   parse_count(warmup, 0, false, b.warmup);
   if (!copy_mib.empty()) parse_count(copy_mib, 1, false, b.copy_mib);

@@ -19,6 +19,7 @@
 #include "sim/app/report.hpp"
 #include "sim/app/backend_factory.hpp"
 #include "sim/app/cli.hpp"
+#include "sim/advection.hpp"
 #include "sim/simulation.hpp"
 
 namespace sim {
@@ -124,7 +125,7 @@ void claim_output(const Config& cfg, const RunOptions& opts) {
                            "); pass --overwrite to replace them or --restart one of them");
 }
 
-int run(const Config& cfg, const RunOptions& opts, std::ostream& out) {
+int run(const Config& cfg, const RunOptions& opts, std::ostream& out, std::ostream& err) {
   // Before anything is created: a NUL would cut the path short at the
   // system call, so the run would write somewhere else than asked.
   check_path("output directory", cfg.output);
@@ -149,6 +150,11 @@ int run(const Config& cfg, const RunOptions& opts, std::ostream& out) {
   std::unique_ptr<Backend> backend = make_backend(cfg, state.grid, &notice);
   if (!notice.empty() && !opts.quiet) out << notice << "\n";
   if (!opts.quiet) out << "backend: " << backend->name() << "\n";
+  // Central advection at a high cell Reynolds number: once, from the
+  // config's speeds now or, when it sets none, from the flow at the end.
+  const double speed = reference_speed(cfg);
+  const std::string advection_warning = central_advection_warning(cfg, speed, "the reference speed of the config");
+  if (!advection_warning.empty() && !opts.quiet) err << advection_warning << "\n";
   Simulation sim(cfg, std::move(backend), state);
   RunOutput output(cfg, state, opts, sim.backend(), sim.pressure_solver_name());
   state = SimState{};
@@ -196,6 +202,10 @@ int run(const Config& cfg, const RunOptions& opts, std::ostream& out) {
   s.pressure_worst_residual = sim.pressure_worst_residual();
   s.diag = sim.diagnostics();
   s.h = std::min(cfg.dx(), cfg.dy());
+  if (speed == 0 && !opts.quiet) {
+    const std::string late = central_advection_warning(cfg, s.diag.max_speed, "the largest face speed reached");
+    if (!late.empty()) err << late << "\n";
+  }
   if (!opts.quiet) print_summary(out, s);
   if (sim.stop_requested()) {
     out << "stopped by a signal at step " << sim.step_index() << "; its snapshot is in " << cfg.output << "\n";
@@ -208,7 +218,7 @@ int run(const Config& cfg, const RunOptions& opts, std::ostream& out) {
 
 int run_simulation(const Config& cfg, const RunOptions& opts, std::ostream& out, std::ostream& err) {
   try {
-    return run(cfg, opts, out);
+    return run(cfg, opts, out, err);
   } catch (const std::exception& e) {
     err << "sim: error: " << error_line(e.what()) << "\n";
     return 1;

@@ -26,6 +26,7 @@ struct BenchOptions {
   std::vector<Sampling> samplings;
   std::vector<Deposit> deposits;
   std::vector<PressureSolverKind> solvers;
+  std::vector<AdvectionScheme> advections;  // empty: the config's scheme (micro: central and quick)
   int64_t steps = 50;   // timed steps per variant (micro: at least this many repeats)
   int64_t warmup = 10;  // untimed steps (micro: repeats) before
   std::string csv, json;  // files to write; empty = none

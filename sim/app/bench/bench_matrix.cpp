@@ -134,10 +134,13 @@ std::vector<Config> bench_variants(const Config& cfg, const BenchOptions& o, boo
   const auto deposits = axis(o.deposits, cuda && particles && cfg.two_way, cfg.deposit, "deposit",
                              !cuda ? cpu : (particles ? "particles.two_way = false" : none), notes);
   const auto solvers = o.solvers.empty() ? applicable_solvers(cfg) : o.solvers;
+  // The scheme changes the flow, not only its cost: the config's unless asked.
+  const auto advections = o.advections.empty() ? std::vector<AdvectionScheme>{cfg.advection} : o.advections;
   std::vector<Config> out =
       combinations(cfg, {bench_axis(&Config::layout, layouts), bench_axis(&Config::stencil, stencils),
                          bench_axis(&Config::constants, constants), bench_axis(&Config::sampling, samplings),
-                         bench_axis(&Config::deposit, deposits), bench_axis(&Config::solver, solvers)});
+                         bench_axis(&Config::deposit, deposits), bench_axis(&Config::solver, solvers),
+                         bench_axis(&Config::advection, advections)});
   // Every solver is timed at the same tolerance; one that cannot reach it
   // (float32 SOR or Jacobi) runs its max_iterations and is timed, not stopped.
   for (Config& c : out) c.max_failures = std::numeric_limits<int>::max();

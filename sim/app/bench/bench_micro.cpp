@@ -1,6 +1,7 @@
 // Micro-benchmarks of single primitives, on cases built for them: the
 // pressure sweeps on an n x n periodic grid without obstacles (12 B/cell for
-// Jacobi), and the particle step of N particles on a small periodic grid
+// Jacobi), one momentum stage per advection scheme on the same grid, and
+// the particle step of N particles on a small periodic grid
 // (one-way, no injection), for every memory strategy that applies, with the
 // particles in random order, sorted by cell, and sorted before every step.
 // Each figure is the median over trials of R back-to-back calls between two
@@ -211,6 +212,60 @@ void sweeps(Context& x, const Config& cfg, int n) {
           });
         }
       }
+    }
+}
+
+// One momentum stage (Backend::rk_stage, the first stage: no base field) on
+// an n x n periodic grid holding a random velocity, for every stencil
+// variant (GPU) and advection scheme (--advection, default central and
+// quick): the stencil whose reach fluid.advection = quick widens to two
+// cells, where the shared-memory tile should pay. bytes_per_item is the
+// least a stage moves per face point (traffic::stage: 16 B).
+void momentum_stages(Context& x, const Config& cfg, int n) {
+  const Config base = periodic_case(cfg, n);
+  std::unique_ptr<SimState> s;
+  const double dt = micro_dt(base, 1.0);
+  const double points = static_cast<double>(n + 1) * (n + 1);
+  const auto stencils = x.cuda ? all_or(x.opts.stencils) : std::vector<Stencil>{cfg.stencil};
+  const auto schemes = all_or(x.opts.advections);
+  for (Stencil st : stencils)
+    for (AdvectionScheme scheme : schemes) {
+      Config c = base;
+      c.stencil = st;
+      c.advection = scheme;
+      BenchRow row;
+      row.set("benchmark", "momentum_stage");
+      row.set("size", static_cast<double>(n));
+      row.set("size_text", std::to_string(n) + "^2");
+      row.set("items", "faces");
+      row.set("variant", x.cuda ? std::string(to_string(st)) + "/" + std::string(to_string(scheme))
+                                : std::string(to_string(scheme)));
+      row.set("stencil", std::string(to_string(st)));
+      row.set("constants", std::string(to_string(c.constants)));
+      row.set("advection", std::string(to_string(scheme)));
+      row.set("backend", x.report.backend);
+      std::string error;
+      std::unique_ptr<Backend> b;
+      if (!out_of_time(x.opts)) {
+        if (!s) {
+          s = std::make_unique<SimState>(make_initial_state(base));
+          randomize(*s, cfg.seed);
+        }
+        b = fresh_backend(x, c, *s, dt, error);
+        if (b) {
+          row.set("backend", b->name());
+          b->copy_velocity(VelocityField::current, VelocityField::saved);  // with the halo just filled
+        }
+      }
+      if (!error.empty()) {
+        row.set("error", error);
+        x.report.rows.push_back(std::move(row));
+        continue;
+      }
+      Backend* bp = b.get();
+      measure(x, row, bp, points, traffic::stage(1, false, false, scheme).bytes, [bp] {
+        bp->rk_stage(VelocityField::saved, VelocityField::saved, VelocityField::current, real(0), real(1));
+      });
     }
 }
 
@@ -498,6 +553,7 @@ BenchReport run_micro(const Config& cfg, const BenchOptions& opts, bool cuda, do
     for (ParticleOrder order : {ParticleOrder::random, ParticleOrder::cell_sorted, ParticleOrder::sorted_each_step})
       if (cuda || order != ParticleOrder::sorted_each_step)  // the CPU backend does not sort (gpu.sort_every)
         particle_steps(x, cfg, grid_n, count, order);
+  for (int n : sizes) momentum_stages(x, cfg, n);
   if (r.device.empty()) r.device = r.backend;
   return r;
 }

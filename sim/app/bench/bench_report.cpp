@@ -111,7 +111,7 @@ const std::vector<std::string>& matrix_columns() {
 
 const std::vector<std::string>& micro_columns() {
   static const std::vector<std::string> c = {
-      "benchmark", "size", "items", "variant", "backend", "layout", "stencil", "constants", "sampling",
+      "benchmark", "size", "items", "variant", "backend", "layout", "stencil", "constants", "sampling", "advection",
       "repeats", "ms_per_op", "gitems_per_s", "bytes_per_item", "gbps", "copy_pct", "error",
       "iterations", "conv_factor"};  // multigrid rows: PCG iterations and the mean residual reduction per iteration
   return c;

@@ -95,14 +95,27 @@ inline Cost pcg_iteration(double n_cells) { return {n_cells * 97, n_cells * (2 +
 inline Cost pcg_start_finish(double n_cells) { return {n_cells * 40, n_cells * 4}; }
 
 // --- fluid, per face point (u and v faces together) ---------------------
-// The momentum stages of one step (Backend::rk_stage): stage 1 copies u, v
-// to the saved field (16 B) and reads them back as its input, writing u, v
-// (16 B); stage 2 copies u, v to the stage field (16 B), reads it and the
-// saved field and writes u, v (24 B): 72 B per face point. Per component
-// and stage, advect_*_point 22 flops, the Laplacian with nu 9, the force
-// and stage_point 4: 35, so 140 per face point.
-inline Cost momentum(double n_faces, bool solids = false) {
-  return {n_faces * (18 * kFloat + 2 * mask(solids)), n_faces * 140};
+// One momentum stage (Backend::rk_stage): read u, v, write u, v (16 B), and
+// the base field when it has a weight (stage 2: 8 B more). Per component:
+// central advection (advect_*_point) 22 flops; quick (sim/fluid_physics.hpp,
+// every flux wide) 104: two normal fluxes of 21 (midpoint4 5, quick_value 5,
+// the product and the curvature term 3, the curvature 8), two corner fluxes
+// of 28 (three corner products 12, the curvature 3, quick_flux 13), and the
+// difference 6; the Laplacian with nu 9, the force and stage_point 4. So
+// 70 flops per face point (central) or 234 (quick). Quick with obstacles
+// reads the clearance field once more (4 B; its neighbours come from cache).
+inline Cost stage(double n_faces, bool base, bool solids = false,
+                  AdvectionScheme scheme = AdvectionScheme::central) {
+  const bool quick = scheme == AdvectionScheme::quick;
+  return {n_faces * ((base ? 6 : 4) * kFloat + mask(solids) + (quick ? mask(solids) : 0.0)),
+          n_faces * (quick ? 234 : 70)};
+}
+// The momentum stages of one step: stage 1 copies u, v to the saved field
+// (16 B) and runs on it; stage 2 copies u, v to the stage field (16 B) and
+// runs on it with the saved field as its base: 72 B per face point (80 with
+// quick and obstacles), 140 flops (central) or 468 (quick).
+inline Cost momentum(double n_faces, bool solids = false, AdvectionScheme scheme = AdvectionScheme::central) {
+  return Cost{n_faces * 8 * kFloat, 0} + stage(n_faces, false, solids, scheme) + stage(n_faces, true, solids, scheme);
 }
 // u -= dt dphi/dx: read phi, u, v; write u, v: 20 B; 4 flops each; twice a step.
 inline Cost project(double n_faces, bool solids = false) { return {n_faces * (5 * kFloat + mask(solids)), n_faces * 8}; }
@@ -192,7 +205,7 @@ inline StepCost step_cost(const Config& cfg, const Grid& g, const StepCounts& n)
   }
   // two solves and projections a step (sim/simulation.cpp); n.sweeps and
   // n.residuals count both solves
-  c.momentum = momentum(faces(g), solids);
+  c.momentum = momentum(faces(g), solids, cfg.advection);
   c.pressure = 2.0 * rhs(cells(g), solids);
   switch (cfg.solver) {
     case PressureSolverKind::multigrid:  // n.sweeps counts PCG iterations
