@@ -61,10 +61,12 @@ struct AdvectionReach {
 // Fourth-order value midway between b and c on the evenly spaced line a, b, c, d.
 SIM_HD real midpoint4(real a, real b, real c, real d) { return (real(9) * (b + c) - (a + d)) * real(0.0625); }
 
-// QUICK value midway between b and c, upwind by the sign of the advecting velocity w.
+// QUICK value midway between b and c, upwind by the sign of the advecting
+// velocity w (both candidates computed, then selected: no branch on the sign).
 SIM_HD real quick_value(real a, real b, real c, real d, real w) {
-  return w >= real(0) ? real(0.375) * c + real(0.75) * b - real(0.125) * a
-                      : real(0.375) * b + real(0.75) * c - real(0.125) * d;
+  const real from_left = real(0.375) * c + real(0.75) * b - real(0.125) * a;
+  const real from_right = real(0.375) * b + real(0.75) * c - real(0.125) * d;
+  return w >= real(0) ? from_left : from_right;
 }
 
 // The wide flux through the point midway between b and c of the advected
