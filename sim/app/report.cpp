@@ -25,7 +25,8 @@ void print_summary(std::ostream& os, const RunSummary& s) {
   double total = 0;
   for (double v : s.phase_ms) total += v;
   os << "\nsim " << SIM_VERSION << " | " << s.config << " | " << s.backend << "\n";
-  os << "strategies: " << s.strategies << ", pressure solver " << s.pressure_solver << "\n";
+  os << "strategies: " << s.strategies << ", pressure solver " << s.pressure_solver << ", advection " << s.advection
+     << "\n";
   os << s.steps << " steps, simulated time " << fmt("%.6g", s.sim_time) << " s, wall " << fmt("%.3f", s.wall_s)
      << " s, " << fmt("%.1f", s.steps / std::max(s.wall_s, 1e-12)) << " steps/s\n\n";
   os << "  phase        total ms    ms/step   share\n";

@@ -11,6 +11,7 @@ namespace sim {
 
 struct RunSummary {
   std::string config, backend, strategies, pressure_solver;
+  std::string advection = "central";  // fluid.advection
   int64_t steps = 0;
   double sim_time = 0, wall_s = 0;
   std::array<double, kPhaseCount> phase_ms{};

@@ -189,6 +189,7 @@ int run(const Config& cfg, const RunOptions& opts, std::ostream& out, std::ostre
   s.backend = sim.backend().name();
   s.strategies = sim.backend().strategies();
   s.pressure_solver = sim.pressure_solver_name();
+  s.advection = std::string(to_string(cfg.advection));
   s.steps = sim.step_index() - first;
   s.sim_time = sim.time();
   s.wall_s = wall;
