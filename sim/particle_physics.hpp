@@ -100,11 +100,15 @@ SIM_HD CouplingCoeffs coupling_coeffs(real r, real phi) {
   const real e = expf(-z);
   const real one_minus_e = -expm1f(-z);  // 1 - e^{-z} without cancellation
   const real den = real(1) + phi * e;
-  // q - 1 = (1 - e^{-z})/z - 1 = -z/2 + z^2/6 - z^3/24 + ...
-  const real q_m1 = z < real(1e-2) ? z * (real(-0.5) + z * (real(1) / real(6) - z * (real(1) / real(24))))
-                                   : (one_minus_e - z) / z;
+  // q = (1 - e^{-z})/z to a few ulp of itself (it is small for large z);
+  // q - 1 to a few ulp of 1 (it only scales g dt), by its series
+  // -z/2 + z^2/6 - z^3/24 where the quotient would cancel
+  const bool small = z < real(1e-2);
+  const real q_m1 = small ? z * (real(-0.5) + z * (real(1) / real(6) - z * (real(1) / real(24))))
+                          : (one_minus_e - z) / z;
+  const real q = small ? real(1) + q_m1 : one_minus_e / z;
   c.alpha = one_minus_e / den;
-  c.beta = (phi * e + (real(1) + q_m1)) / den;
+  c.beta = (phi * e + q) / den;
   c.beta_m1 = q_m1 / den;
   c.z = z;
   return c;
