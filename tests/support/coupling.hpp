@@ -94,14 +94,17 @@ inline PhaseMeans phase_means(const SimState& s) {
 // component: slip s = v - u relaxes at rate (1 + phi)/tau towards
 // g tau / (1 + phi); the mixture velocity (u + phi v)/(1 + phi) gains
 // phi/(1 + phi) g t.
+// `displacement` is the particles' (the time integral of their velocity).
 struct TwoBody {
-  double fluid, particles, slip;
+  double fluid, particles, slip, displacement;
 };
 inline TwoBody two_body(double u0, double v0, double phi, double tau, double g, double t) {
-  const double s_inf = g * tau / (1.0 + phi);
-  const double s = s_inf + (v0 - u0 - s_inf) * std::exp(-(1.0 + phi) * t / tau);
-  const double mix = (u0 + phi * v0) / (1.0 + phi) + phi / (1.0 + phi) * g * t;
-  return {mix - phi / (1.0 + phi) * s, mix + s / (1.0 + phi), s};
+  const double s_inf = g * tau / (1.0 + phi), s0 = v0 - u0, k = (1.0 + phi) / tau;
+  const double s = s_inf + (s0 - s_inf) * std::exp(-k * t);
+  const double mix0 = (u0 + phi * v0) / (1.0 + phi), acc = phi / (1.0 + phi) * g;
+  const double mix = mix0 + acc * t;
+  const double slip_integral = s_inf * t + (s0 - s_inf) * -std::expm1(-k * t) / k;
+  return {mix - phi / (1.0 + phi) * s, mix + s / (1.0 + phi), s, mix0 * t + 0.5 * acc * t * t + slip_integral / (1.0 + phi)};
 }
 
 }  // namespace sim::test
