@@ -93,6 +93,7 @@ double Simulation::next_dt() {
   const double rate = std::max(field_rate, boundary_rate_);
   const double adv = rate > 0 ? 1.0 / rate : std::numeric_limits<double>::infinity();
   const double visc = viscous_dt_limit(cfg_.viscosity, cfg_.dx(), cfg_.dy());
+  if (visc < adv && cfg_.cfl * visc < cfg_.dt_max) ++viscous_limited_steps_;
   return std::min(cfg_.cfl * std::min(adv, visc), cfg_.dt_max);
 }
 
