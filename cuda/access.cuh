@@ -79,6 +79,7 @@ class Neighbourhood<A, NF, false> {
     for (int q = 0; q < NF; ++q) f_[q] = fields[q];
   }
   __device__ __forceinline__ real at(int q, int di, int dj) const { return A::load(f_[q], c_ + di + dj * pitch_); }
+  __device__ __forceinline__ real operator()(int q, int di, int dj) const { return at(q, di, dj); }
 
  private:
   typename A::In f_[NF];
@@ -115,6 +116,7 @@ class Neighbourhood<A, NF, true> {
     extern __shared__ real tile[];
     return tile[q * plane_ + base_ + di + dj * tp_];
   }
+  __device__ __forceinline__ real operator()(int q, int di, int dj) const { return at(q, di, dj); }
 
  private:
   int tp_, plane_, base_;

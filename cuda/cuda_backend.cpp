@@ -189,15 +189,20 @@ class CudaBackend final : public Backend {
     inject_particles(exec_, store_.current(), first_id, count, cfg_.seed, inj_, counters_.data());
   }
 
-  void advect_stage(VelocityField in, VelocityField out, real dt_fraction) override {
-    const auto [ui, vi] = velocity(in);
-    const auto [uo, vo] = velocity(out);
-    cuda::advect_stage(exec_, so_, ui, vi, u_.data(), v_.data(), open_.data(), uo, vo, dt_fraction * k_.dt);
+  void copy_velocity(VelocityField from, VelocityField to) override {
+    const auto [uf, vf] = velocity(from);
+    const auto [ut, vt] = velocity(to);
+    const size_t bytes = g_.size() * sizeof(real);
+    SIM_CUDA_CHECK(cudaMemcpyAsync(ut, uf, bytes, cudaMemcpyDeviceToDevice, exec_.stream));
+    SIM_CUDA_CHECK(cudaMemcpyAsync(vt, vf, bytes, cudaMemcpyDeviceToDevice, exec_.stream));
   }
 
-  void diffuse() override {
-    cuda::diffuse(exec_, so_, us_.data(), vs_.data(), fu_.data(), fv_.data(), open_.data(), u_.data(), v_.data());
-    cuda::fill_velocity_halo(exec_, u_.data(), v_.data());
+  void rk_stage(VelocityField in, VelocityField base, VelocityField out, real a, real b) override {
+    const auto [ui, vi] = velocity(in);
+    const auto [ub, vb] = velocity(base);
+    const auto [uo, vo] = velocity(out);
+    cuda::momentum_stage(exec_, so_, ui, vi, ub, vb, open_.data(), uo, vo, a, b);
+    cuda::fill_velocity_halo(exec_, uo, vo);
   }
 
   // The particle watchdog's counter comes back with the norm (one 8-byte

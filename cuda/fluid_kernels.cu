@@ -1,6 +1,6 @@
-// Fluid stencils on the MAC faces: RK2 advection stages, explicit diffusion
-// with the deposited force, the pressure-gradient projection, and the
-// velocity halo. Each kernel is written once over a memory-access policy
+// Fluid stencils on the MAC faces: the momentum stage of the time step
+// (advection, diffusion, body force), the pressure-gradient projection, and
+// the velocity halo. Each kernel is written once over a memory-access policy
 // (cuda/access.cuh) and calls the same physics functions as CpuBackend, in
 // the same order per face.
 #include "cuda/access.cuh"
@@ -25,56 +25,32 @@ __device__ __forceinline__ bool solid_v_at(typename A::In open, int c, int pitch
 
 enum { kU = 0, kV = 1 };
 
-// out = base + h A(in), A the conservative central advection of
-// advect_u_point / advect_v_point; fields 0 = u_in, 1 = v_in.
+// out = a base + b (in + dt L(in)) (stage_point, momentum_u / momentum_v of
+// sim/fluid_physics.hpp); fields 0 = u_in, 1 = v_in; base read only when a != 0.
 template <class A, class KP, bool kSolids>
-__global__ void advect_kernel(KP kp, Region r, typename A::In ui, typename A::In vi, typename A::In ub,
-                              typename A::In vb, typename A::In open, typename A::Out uo, typename A::Out vo,
-                              real h) {
+__global__ void stage_kernel(KP kp, Region r, typename A::In ui, typename A::In vi, typename A::In ub,
+                             typename A::In vb, typename A::In open, typename A::Out uo, typename A::Out vo, real a,
+                             real b) {
   const Constants& k = kp.get();
   const Point pt = thread_point(r);
   const int c = at(k, pt.i, pt.j);
   const typename A::In f[2] = {ui, vi};
   const Neighbourhood<A, 2> n(f, c, r, k);
   if (!pt.valid) return;
+  const int P = k.pitch;
   if (active_u(pt.i, pt.j, k))
     uo[c] = solid_u_at<A, kSolids>(open, c)
                 ? real(0)
-                : A::load(ub, c) + h * advect_u_point(n.at(kU, 0, 0), n.at(kU, -1, 0), n.at(kU, 1, 0), n.at(kU, 0, -1),
-                                                      n.at(kU, 0, 1), n.at(kV, -1, 0), n.at(kV, 0, 0), n.at(kV, -1, 1),
-                                                      n.at(kV, 0, 1), k);
+                : stage_point(a != real(0) ? A::load(ub, c) : real(0), n(kU, 0, 0),
+                              momentum_u(n, solid_u_at<A, kSolids>(open, c - P), solid_u_at<A, kSolids>(open, c + P), k),
+                              a, b, k);
   if (active_v(pt.i, pt.j, k))
-    vo[c] = solid_v_at<A, kSolids>(open, c, k.pitch)
+    vo[c] = solid_v_at<A, kSolids>(open, c, P)
                 ? real(0)
-                : A::load(vb, c) + h * advect_v_point(n.at(kV, 0, 0), n.at(kV, -1, 0), n.at(kV, 1, 0), n.at(kV, 0, -1),
-                                                      n.at(kV, 0, 1), n.at(kU, 0, -1), n.at(kU, 1, -1), n.at(kU, 0, 0),
-                                                      n.at(kU, 1, 0), k);
-}
-
-// u = u* + dt (nu lap u* + f); f (the deposited drag reaction) is consumed:
-// zeroed here so the next deposit starts from 0.
-template <class A, class KP, bool kSolids>
-__global__ void diffuse_kernel(KP kp, Region r, typename A::In us, typename A::In vs, typename A::Out fu,
-                               typename A::Out fv, typename A::In open, typename A::Out u, typename A::Out v) {
-  const Constants& k = kp.get();
-  const Point pt = thread_point(r);
-  const int c = at(k, pt.i, pt.j);
-  const typename A::In f[2] = {us, vs};
-  const Neighbourhood<A, 2> n(f, c, r, k);
-  if (!pt.valid) return;
-  if (active_u(pt.i, pt.j, k))
-    u[c] = solid_u_at<A, kSolids>(open, c) ? real(0)
-                                         : diffuse_point(n.at(kU, 0, 0), n.at(kU, -1, 0), n.at(kU, 1, 0),
-                                                         n.at(kU, 0, -1), n.at(kU, 0, 1), fu[c], k);
-  if (active_v(pt.i, pt.j, k))
-    v[c] = solid_v_at<A, kSolids>(open, c, k.pitch) ? real(0)
-                                                  : diffuse_point(n.at(kV, 0, 0), n.at(kV, -1, 0), n.at(kV, 1, 0),
-                                                                  n.at(kV, 0, -1), n.at(kV, 0, 1), fv[c], k);
-  // deposits land on active faces only, all inside this region
-  if (k.two_way) {
-    fu[c] = real(0);
-    fv[c] = real(0);
-  }
+                : stage_point(a != real(0) ? A::load(vb, c) : real(0), n(kV, 0, 0),
+                              momentum_v(n, solid_v_at<A, kSolids>(open, c - 1, P),
+                                         solid_v_at<A, kSolids>(open, c + 1, P), k),
+                              a, b, k);
 }
 
 // u = u** - dt dphi/dx across the face, v likewise in y; field 0 = phi.
@@ -115,25 +91,14 @@ constexpr int kLineBlock = 128;
 
 void upload_fluid_constants(const Constants& c, cudaStream_t s) { upload_unit_constants(c, s); }
 
-void advect_stage(const Exec& e, const StencilOpts& o, const real* ui, const real* vi, const real* ub,
-                  const real* vb, const real* open, real* uo, real* vo, real h) {
+void momentum_stage(const Exec& e, const StencilOpts& o, const real* ui, const real* vi, const real* ub,
+                    const real* vb, const real* open, real* uo, real* vo, real a, real b) {
   const Region r = face_region(e);
-  with_stencil(e, o, [&](auto a, auto kp, auto solids) {
-    using A = decltype(a);
-    advect_kernel<A, decltype(kp), decltype(solids)::value>
-        <<<grid_dim(r, o), block_dim(o), tile_bytes<A>(2, o), e.stream>>>(kp, r, ui, vi, ub, vb, open, uo, vo, h);
-    SIM_CUDA_CHECK_LAUNCH("advect_kernel");
-  });
-}
-
-void diffuse(const Exec& e, const StencilOpts& o, const real* us, const real* vs, real* fu, real* fv,
-             const real* open, real* u, real* v) {
-  const Region r = face_region(e);
-  with_stencil(e, o, [&](auto a, auto kp, auto solids) {
-    using A = decltype(a);
-    diffuse_kernel<A, decltype(kp), decltype(solids)::value>
-        <<<grid_dim(r, o), block_dim(o), tile_bytes<A>(2, o), e.stream>>>(kp, r, us, vs, fu, fv, open, u, v);
-    SIM_CUDA_CHECK_LAUNCH("diffuse_kernel");
+  with_stencil(e, o, [&](auto acc, auto kp, auto solids) {
+    using A = decltype(acc);
+    stage_kernel<A, decltype(kp), decltype(solids)::value>
+        <<<grid_dim(r, o), block_dim(o), tile_bytes<A>(2, o), e.stream>>>(kp, r, ui, vi, ub, vb, open, uo, vo, a, b);
+    SIM_CUDA_CHECK_LAUNCH("stage_kernel");
   });
 }
 

@@ -65,12 +65,10 @@ void upload_particle_constants(const Constants& c, cudaStream_t s);
 void upload_reduction_constants(const Constants& c, cudaStream_t s);
 
 // --- fluid (cuda/fluid_kernels.cu) -------------------------------------
-// out = base + h A(in) on active faces, 0 on solid faces (both RK2 stages).
-void advect_stage(const Exec& e, const StencilOpts& o, const real* ui, const real* vi, const real* ub,
-                  const real* vb, const real* open, real* uo, real* vo, real h);
-// u = u* + dt (nu lap u* + f) on active faces; f is zeroed after use.
-void diffuse(const Exec& e, const StencilOpts& o, const real* us, const real* vs, real* fu, real* fv,
-             const real* open, real* u, real* v);
+// out = a base + b (in + dt L(in)) on active faces, 0 on solid faces
+// (Backend::rk_stage); base not read when a == 0.
+void momentum_stage(const Exec& e, const StencilOpts& o, const real* ui, const real* vi, const real* ub,
+                    const real* vb, const real* open, real* uo, real* vo, real a, real b);
 // u = u** - dt grad phi on active faces.
 void project(const Exec& e, const StencilOpts& o, const real* phi, const real* open, real* u, real* v);
 void fill_velocity_halo(const Exec& e, real* u, real* v);

@@ -51,9 +51,8 @@ struct RateAt {
   const real* v;
   __device__ double operator()(int idx) const {
     const Constants& k = kp.get();
-    const int c = at(k, idx % (k.nx + 1), idx / (k.nx + 1));
-    const double a = fabsf(u[c]) * k.inv_dx, b = fabsf(v[c]) * k.inv_dy;
-    return a + b;
+    const int i = idx % (k.nx + 1), j = idx / (k.nx + 1);
+    return face_rate(u, v, i, j, at(k, i, j), k);
   }
 };
 

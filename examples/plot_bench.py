@@ -18,7 +18,7 @@ import math
 import os
 import sys
 
-PHASES = ["particles", "advect", "diffuse", "pressure", "project", "other"]
+PHASES = ["particles", "momentum", "pressure", "project", "other"]
 
 
 def number(v):

@@ -101,6 +101,9 @@ std::vector<Field<Config>> config_keys() {
                                           "Initial velocity field: at rest, uniform (initial_u, initial_v), or the Taylor-Green vortex of amplitude initial_u."));
   k.push_back(number<C>("fluid.initial_u", SIM_MEMBER(initial_u), "m/s", any(), "Uniform x velocity, or the Taylor-Green amplitude U."));
   k.push_back(number<C>("fluid.initial_v", SIM_MEMBER(initial_v), "m/s", any(), "Uniform y velocity."));
+  k.push_back(number<C>("fluid.force_x", SIM_MEMBER(force_x), "m/s^2", any(),
+                        "Uniform body force per unit mass on the fluid, x (e.g. the mean pressure gradient of a periodic channel)."));
+  k.push_back(number<C>("fluid.force_y", SIM_MEMBER(force_y), "m/s^2", any(), "Uniform body force per unit mass on the fluid, y."));
 
   k.push_back(number<C>("gravity.x", SIM_MEMBER(gx), "m/s^2", any(), "Gravity, x component."));
   k.push_back(number<C>("gravity.y", SIM_MEMBER(gy), "m/s^2", any(), "Gravity, y component."));

@@ -3,7 +3,7 @@
 namespace sim {
 
 const char* phase_name(Phase p) {
-  static const char* names[] = {"advect", "diffuse", "pressure", "project", "particles", "output"};
+  static const char* names[] = {"momentum", "pressure", "project", "particles", "output"};
   return names[static_cast<int>(p)];
 }
 
@@ -19,13 +19,6 @@ class ReadyState final : public PendingState {
 }  // namespace
 
 std::unique_ptr<PendingState> ready_state(SimState s) { return std::make_unique<ReadyState>(std::move(s)); }
-
-void Backend::advect() {
-  advect_stage(VelocityField::current, VelocityField::midpoint, real(0.5));
-  fill_velocity_halo(VelocityField::midpoint);
-  advect_stage(VelocityField::midpoint, VelocityField::provisional, real(1));
-  fill_velocity_halo(VelocityField::provisional);
-}
 
 std::unique_ptr<PendingState> Backend::begin_download(SimState header) {
   download(header);

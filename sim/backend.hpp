@@ -13,7 +13,9 @@
 
 namespace sim {
 
-enum class Phase { advect, diffuse, pressure, project, particles, output, count };
+// momentum: the two stage updates (advection, diffusion, body force) and
+// the copy of the old velocity; pressure and project: both stages' solves.
+enum class Phase { momentum, pressure, project, particles, output, count };
 constexpr int kPhaseCount = static_cast<int>(Phase::count);
 const char* phase_name(Phase p);
 
@@ -72,14 +74,15 @@ class PressureOps {
   virtual void fft_solve() = 0;  // x = A^-1 rhs (rhs mean-free if singular, x mean-free); phi = x rounded; halos filled
 };
 
-// The velocities of the advection: u, the midpoint u + dt/2 A(u), and the
-// provisional velocity u + dt A(midpoint) that diffusion goes on from.
-enum class VelocityField { current, midpoint, provisional };
+// The velocity fields of a step: the current one (what compute_rhs and
+// project act on, and what is written out), the step's starting velocity
+// kept for the second stage, and a stage's input.
+enum class VelocityField { current, saved, stage };
 
 // A backend's buffer of one of them.
 template <class T>
-T& of_field(VelocityField f, T& current, T& midpoint, T& provisional) {
-  return f == VelocityField::midpoint ? midpoint : f == VelocityField::provisional ? provisional : current;
+T& of_field(VelocityField f, T& current, T& saved, T& stage) {
+  return f == VelocityField::saved ? saved : f == VelocityField::stage ? stage : current;
 }
 
 // A copy of the state on its way to host memory (Backend::begin_download).
@@ -118,11 +121,12 @@ class Backend : public PressureOps {
   // `count` new particles are injected with ids first_id... (slot = id % capacity),
   // drawn by injected_particle() from the config's injection and seed.
   virtual void step_particles(uint64_t first_id, int64_t count) = 0;
-  // out = u + dt_fraction dt A(in) on active faces, 0 on solid faces; A the
-  // conservative central advection of sim/fluid_physics.hpp.
-  virtual void advect_stage(VelocityField in, VelocityField out, real dt_fraction) = 0;
-  void advect();  // RK2 (midpoint) into the provisional velocity
-  virtual void diffuse() = 0;  // explicit diffusion + body force
+  // to = from on every point, halo included.
+  virtual void copy_velocity(VelocityField from, VelocityField to) = 0;
+  // out = a base + b (in + dt L(in)) on active faces (stage_point of
+  // sim/fluid_physics.hpp), 0 on solid faces; halo of out filled after.
+  // `out` must differ from `in`; `base` is not read when a == 0.
+  virtual void rk_stage(VelocityField in, VelocityField base, VelocityField out, real a, real b) = 0;
   virtual void project() = 0;  // u = u** - dt grad phi; halo filled after
   virtual Diagnostics diagnostics() = 0;
   // Alive particles whose position or velocity was not finite in a particle

@@ -52,6 +52,7 @@ struct Config {
   double viscosity = 1e-3;     // kinematic [m^2/s]
   InitialFlow initial = InitialFlow::rest;
   double initial_u = 0.0, initial_v = 0.0;  // uniform velocity or Taylor-Green amplitude [m/s]
+  double force_x = 0.0, force_y = 0.0;      // body force per unit mass on the fluid [m/s^2]
 
   // [gravity]
   double gx = 0.0, gy = -9.81;  // [m/s^2]

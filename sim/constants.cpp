@@ -39,6 +39,8 @@ Constants make_constants(const Config& cfg, const Grid& g) {
 
   c.nu = static_cast<real>(cfg.viscosity);
   c.rho_f = static_cast<real>(cfg.density);
+  c.force_x = static_cast<real>(cfg.force_x);
+  c.force_y = static_cast<real>(cfg.force_y);
   c.dt = 0;
   c.omega = static_cast<real>(cfg.omega > 0 ? cfg.omega : optimal_sor_omega(g.nx, g.ny));
 

@@ -32,6 +32,7 @@ struct Constants {
   int has_solids;
   // fluid
   real nu, rho_f;
+  real force_x, force_y;  // body force per unit mass on the fluid [m/s^2]
   real dt;
   // pressure
   real omega;

@@ -24,6 +24,16 @@ SIM_HD bool solid_v(const Mask& open, int c, int pitch) {
   return open[c - pitch] == real(0) || open[c] == real(0);
 }
 
+// The CFL rate |u|/dx + |v|/dy of face point (i, j), i in [0, nx], j in
+// [0, ny], at storage index c: the faces of the grid only, u (j < ny) and
+// v (i < nx), interior and boundary; not the halo, whose mirrored values
+// (twice a lid's speed) are no velocity of the flow.
+SIM_HD double face_rate(const real* u, const real* v, int i, int j, int c, const Constants& k) {
+  const double a = j < k.ny ? fabs(static_cast<double>(u[c])) * k.inv_dx : 0.0;
+  const double b = i < k.nx ? fabs(static_cast<double>(v[c])) * k.inv_dy : 0.0;
+  return a + b;
+}
+
 // Momentum, kinetic energy and speed summed over the owned (active) faces.
 struct FaceSums {
   double momentum[2];

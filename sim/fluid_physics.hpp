@@ -32,14 +32,53 @@ SIM_HD real advect_v_point(real vc, real vw, real ve, real vs, real vn, real usw
   return -(duv_dx + dvv_dy);
 }
 
+// The advection of the momentum stage, over a face's neighbourhood: `n(q, di, dj)`
+// is velocity component q (0 = u, 1 = v) at offset (di, dj) from the face,
+// as a backend loop or a kernel's memory strategy fetches it.
+template <class N>
+SIM_HD real advection_u(const N& n, const Constants& k) {
+  return advect_u_point(n(0, 0, 0), n(0, -1, 0), n(0, 1, 0), n(0, 0, -1), n(0, 0, 1), n(1, -1, 0), n(1, 0, 0),
+                        n(1, -1, 1), n(1, 0, 1), k);
+}
+template <class N>
+SIM_HD real advection_v(const N& n, const Constants& k) {
+  return advect_v_point(n(1, 0, 0), n(1, -1, 0), n(1, 1, 0), n(1, 0, -1), n(1, 0, 1), n(0, 0, -1), n(0, 1, -1),
+                        n(0, 0, 0), n(0, 1, 0), k);
+}
+
 // Five-point Laplacian of a face or cell value.
 SIM_HD real laplacian_point(real c, real w, real e, real s, real n, const Constants& k) {
   return (w - real(2) * c + e) * k.inv_dx2 + (s - real(2) * c + n) * k.inv_dy2;
 }
 
-// Explicit diffusion plus body force: u** = u* + dt (nu lap u* + f).
-SIM_HD real diffuse_point(real c, real w, real e, real s, real n, real force, const Constants& k) {
-  return c + k.dt * (k.nu * laplacian_point(c, w, e, s, n, k) + force);
+// The momentum tendency L = A(u) + nu lap(u) + f of a u face (v face),
+// the right-hand side of both stages of the time step. A tangential
+// neighbour that is a solid face (one touching an obstacle cell: the
+// faces across j -+ 1 for u, across i -+ 1 for v) is replaced in the
+// Laplacian by the mirror ghost -c, so that no-slip holds at the solid's
+// face, half a cell away, as the halo does at a domain wall. Normal
+// neighbours on a solid are wall faces themselves and hold 0.
+template <class N>
+SIM_HD real momentum_u(const N& n, bool solid_s, bool solid_n, const Constants& k) {
+  const real c = n(0, 0, 0);
+  const real s = solid_s ? -c : n(0, 0, -1), nn = solid_n ? -c : n(0, 0, 1);
+  return advection_u(n, k) + k.nu * laplacian_point(c, n(0, -1, 0), n(0, 1, 0), s, nn, k) + k.force_x;
+}
+template <class N>
+SIM_HD real momentum_v(const N& n, bool solid_w, bool solid_e, const Constants& k) {
+  const real c = n(1, 0, 0);
+  const real w = solid_w ? -c : n(1, -1, 0), e = solid_e ? -c : n(1, 1, 0);
+  return advection_v(n, k) + k.nu * laplacian_point(c, w, e, n(1, 0, -1), n(1, 0, 1), k) + k.force_y;
+}
+
+// One stage of the time step (Heun / SSP-RK2, each stage projected):
+//   stage 1: u1 = P(u + dt L(u))                      (a = 0, b = 1)
+//   stage 2: u' = P(u/2 + (u1 + dt L(u1))/2)          (a = b = 1/2)
+// out = a base + b (in + dt L(in)). At a steady state P L(u) = 0, so both
+// stages return u whatever dt is.
+SIM_HD real stage_point(real base, real in, real tendency, real a, real b, const Constants& k) {
+  const real next = in + k.dt * tendency;
+  return a == real(0) ? b * next : a * base + b * next;
 }
 
 // Divergence of the face velocities around cell (i, j).

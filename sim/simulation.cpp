@@ -93,15 +93,22 @@ double Simulation::next_dt() {
   const double rate = std::max(field_rate, boundary_rate_);
   const double adv = rate > 0 ? 1.0 / rate : std::numeric_limits<double>::infinity();
   const double visc = viscous_dt_limit(cfg_.viscosity, cfg_.dx(), cfg_.dy());
+  if (visc < adv && cfg_.cfl * visc < cfg_.dt_max) ++viscous_limited_steps_;
   return std::min(cfg_.cfl * std::min(adv, visc), cfg_.dt_max);
 }
 
+// One step: the particles and their coupling to the fluid, then Heun's
+// method (SSP-RK2) for the momentum equation with a projection per stage:
+//   u1 = P(u + dt L(u)),   u' = P(u/2 + (u1 + dt L(u1))/2),
+// L = advection + diffusion + body force (stage_point, sim/fluid_physics.hpp).
+// Second order in time for the velocity, and a steady state (P L(u) = 0)
+// does not depend on dt. The second projection runs with dt/2 (its weight
+// in u'), so phi is the kinematic pressure of either stage.
 StepInfo Simulation::step() {
   StepInfo info;
   dt_ = next_dt();
   info.dt = dt_;
-  k_.dt = static_cast<real>(dt_);
-  backend_->set_constants(k_);
+  set_dt(dt_);
   PhaseTimer& t = backend_->timer();
 
   t.begin(Phase::particles);
@@ -110,16 +117,41 @@ StepInfo Simulation::step() {
   next_id_ += static_cast<uint64_t>(inject);
   t.end(Phase::particles);
 
-  t.begin(Phase::advect);
-  backend_->advect();
-  t.end(Phase::advect);
+  t.begin(Phase::momentum);
+  backend_->copy_velocity(VelocityField::current, VelocityField::saved);
+  backend_->rk_stage(VelocityField::saved, VelocityField::saved, VelocityField::current, real(0), real(1));
+  t.end(Phase::momentum);
+  const PressureStats first = solve_and_project();
 
-  t.begin(Phase::diffuse);
-  backend_->diffuse();
-  t.end(Phase::diffuse);
+  t.begin(Phase::momentum);
+  backend_->copy_velocity(VelocityField::current, VelocityField::stage);
+  backend_->rk_stage(VelocityField::stage, VelocityField::saved, VelocityField::current, real(0.5), real(0.5));
+  t.end(Phase::momentum);
+  set_dt(0.5 * dt_);
+  const PressureStats second = solve_and_project();
+  set_dt(dt_);
 
+  // The step's pressure figures: both solves' iterations, the worse residual.
+  info.pressure = second;
+  info.pressure.iterations = first.iterations + second.iterations;
+  info.pressure.converged = first.converged && second.converged;
+  if (std::isnan(first.residual) || first.residual > second.residual) info.pressure.residual = first.residual;
+  info.pressure.rhs_norm = max_nan(first.rhs_norm, second.rhs_norm);
+  last_pressure_ = info.pressure;
+  time_ += dt_;
+  ++step_;
+  return info;
+}
+
+void Simulation::set_dt(double dt) {
+  k_.dt = static_cast<real>(dt);
+  backend_->set_constants(k_);
+}
+
+PressureStats Simulation::solve_and_project() {
+  PhaseTimer& t = backend_->timer();
   t.begin(Phase::pressure);
-  info.pressure = solver_->solve(*backend_, settings_);
+  const PressureStats p = solver_->solve(*backend_, settings_);
   t.end(Phase::pressure);
 
   // The watchdog, free: the solve's ||div u**/dt|| (a NaN or Inf on any
@@ -128,39 +160,36 @@ StepInfo Simulation::step() {
   // spread a NaN pressure over every face and hide where it started; and
   // before step() returns, so no snapshot of this step is ever taken.
   const int64_t bad_particles = backend_->nonfinite_particles();
-  if (!std::isfinite(info.pressure.rhs_norm) || !std::isfinite(info.pressure.residual) || bad_particles > 0)
+  if (!std::isfinite(p.rhs_norm) || !std::isfinite(p.residual) || bad_particles > 0)
     throw_non_finite(step_ + 1, time_ + dt_,
                      bad_particles > 0 ? std::to_string(bad_particles) + " particles not finite"
-                                       : "||div u/dt|| = " + number(info.pressure.rhs_norm) + ", relative residual " +
-                                             number(info.pressure.residual));
+                                       : "||div u/dt|| = " + number(p.rhs_norm) + ", relative residual " +
+                                             number(p.residual));
 
   t.begin(Phase::project);
   backend_->project();
   t.end(Phase::project);
 
-  last_pressure_ = info.pressure;
-  pressure_iterations_total_ += info.pressure.iterations;
-  time_ += dt_;
-  ++step_;
-  if (info.pressure.converged) {
+  pressure_iterations_total_ += p.iterations;
+  if (p.converged) {
     pressure_failures_in_row_ = 0;
-  } else {
-    ++pressure_unconverged_;
-    ++pressure_failures_in_row_;
-    const double r = info.pressure.residual;  // a NaN residual stays the worst
-    if (std::isnan(r) || (!std::isnan(pressure_worst_residual_) && r > pressure_worst_residual_))
-      pressure_worst_residual_ = r;
-    if (pressure_failures_in_row_ >= cfg_.max_failures) {
-      char line[320];
-      std::snprintf(line, sizeof line,
-                    "the pressure solve did not converge %d times in a row (pressure.max_failures): step %lld, "
-                    "t = %.6g s, solver %s, relative residual %.3g after %d iterations, tolerance %.3g",
-                    pressure_failures_in_row_, static_cast<long long>(step_), time_, solver_->name().c_str(),
-                    info.pressure.residual, info.pressure.iterations, cfg_.tolerance);
-      throw PressureFailure(line);
-    }
+    return p;
   }
-  return info;
+  ++pressure_unconverged_;
+  ++pressure_failures_in_row_;
+  const double r = p.residual;  // a NaN residual stays the worst
+  if (std::isnan(r) || (!std::isnan(pressure_worst_residual_) && r > pressure_worst_residual_))
+    pressure_worst_residual_ = r;
+  if (pressure_failures_in_row_ >= cfg_.max_failures) {
+    char line[320];
+    std::snprintf(line, sizeof line,
+                  "the pressure solve did not converge %d times in a row (pressure.max_failures): step %lld, "
+                  "t = %.6g s, solver %s, relative residual %.3g after %d iterations, tolerance %.3g",
+                  pressure_failures_in_row_, static_cast<long long>(step_ + 1), time_ + dt_, solver_->name().c_str(),
+                  p.residual, p.iterations, cfg_.tolerance);
+    throw PressureFailure(line);
+  }
+  return p;
 }
 
 void Simulation::throw_non_finite(int64_t step, double time, const std::string& what) {

@@ -90,8 +90,8 @@ TEST_CASE("projection: the Jacobi residual falls monotonically") {
   backend->set_constants(k);
   backend->upload(st);
   backend->fill_velocity_halo();
-  backend->advect();
-  backend->diffuse();
+  backend->copy_velocity(sim::VelocityField::current, sim::VelocityField::saved);
+  backend->rk_stage(sim::VelocityField::saved, sim::VelocityField::saved, sim::VelocityField::current, 0.0f, 1.0f);
   sim::PressureSettings ps;
   ps.tolerance = 1e-5;
   ps.max_iterations = 20000;
@@ -124,10 +124,12 @@ TEST_CASE("projection: Jacobi and SOR give the same pressure to the tolerance") 
   // The two solves satisfy the same equation to the tolerance...
   const double op = operator_rel_diff(out[0], out[1], c.dx(), c.dy());
   // ...so their pressures differ by at most the tolerance times the
-  // conditioning of the Laplacian: allow ten times the tolerance.
+  // conditioning of the Laplacian; phi is the second stage's, whose
+  // right-hand side carries the first stage's difference too: allow 30
+  // times the tolerance (measured: 21 times).
   const double diff = mean_free_rel_diff(out[0], out[1]);
   MESSAGE("||L(phi_J - phi_SOR)|| / ||L phi_SOR|| = " << op << ", relative L2 of phi (mean removed) = " << diff
                                                       << " (tolerance " << c.tolerance << ")");
   CHECK(op < 2.5 * c.tolerance);
-  CHECK(diff < 10 * c.tolerance);
+  CHECK(diff < 30 * c.tolerance);
 }

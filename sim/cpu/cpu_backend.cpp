@@ -79,12 +79,10 @@ class CpuBackend final : public Backend {
 
   double max_velocity_rate() override {
     const int nx = g_.nx;
-    // interior and boundary faces; the halo can hold mirrored values (2 x lid speed)
     return reduce_rows<Max>(0, g_.ny, [&](int j) {
       double m = 0;
       for (int i = 0; i <= nx; ++i) {
-        const double a = std::abs(u_[at(k_, i, j)]) * k_.inv_dx, b = std::abs(v_[at(k_, i, j)]) * k_.inv_dy;
-        m = max_nan(m, a + b);  // a NaN face must reach next_dt
+        m = max_nan(m, face_rate(u_.data(), v_.data(), i, j, at(k_, i, j), k_));  // a NaN face must reach next_dt
       }
       return m;
     });
@@ -103,30 +101,37 @@ class CpuBackend final : public Backend {
       particles_impl(parts_.view(), first_id, count);
   }
 
-  void advect_stage(VelocityField in, VelocityField out, real dt_fraction) override {
-    const auto [ui, vi] = velocity(in);
-    const auto [uo, vo] = velocity(out);
-    advect_faces(ui, vi, u_.data(), v_.data(), uo, vo, dt_fraction * k_.dt);
+  void copy_velocity(VelocityField from, VelocityField to) override {
+    const auto [uf, vf] = velocity(from);
+    const auto [ut, vt] = velocity(to);
+    std::copy(uf, uf + g_.size(), ut);
+    std::copy(vf, vf + g_.size(), vt);
   }
 
-  void diffuse() override {
-    const real* us = us_.data();
-    const real* vs = vs_.data();
+  void rk_stage(VelocityField in, VelocityField base, VelocityField out, real a, real b) override {
+    const auto [ui, vi] = velocity(in);
+    const auto [ub, vb] = velocity(base);
+    const auto [uo, vo] = velocity(out);
+    const int P = k_.pitch;
+    const bool solids = k_.has_solids != 0;
+    const real* open = open_.data();
 #pragma omp parallel for schedule(static)
-    for (int j = 0; j <= g_.ny; ++j) {
+    for (int j = 0; j <= g_.ny; ++j)
       for (int i = 0; i <= g_.nx; ++i) {
         const int c = at(k_, i, j);
+        const FaceNeighbours n{ui, vi, c, P};
         if (active_u(i, j, k_))
-          u_[c] = solid_u_at(c) ? real(0)
-                                : diffuse_point(us[c], us[c - 1], us[c + 1], us[c - k_.pitch], us[c + k_.pitch], fu_[c], k_);
+          uo[c] = solid_u_at(c) ? real(0)
+                                : stage_point(ub[c], ui[c],
+                                              momentum_u(n, solids && solid_u(open, c - P), solids && solid_u(open, c + P), k_),
+                                              a, b, k_);
         if (active_v(i, j, k_))
-          v_[c] = solid_v_at(c) ? real(0)
-                                : diffuse_point(vs[c], vs[c - 1], vs[c + 1], vs[c - k_.pitch], vs[c + k_.pitch], fv_[c], k_);
+          vo[c] = solid_v_at(c) ? real(0)
+                                : stage_point(vb[c], vi[c],
+                                              momentum_v(n, solids && solid_v(open, c - 1, P), solids && solid_v(open, c + 1, P), k_),
+                                              a, b, k_);
       }
-    }
-    std::fill(fu_.begin(), fu_.end(), real(0));
-    std::fill(fv_.begin(), fv_.end(), real(0));
-    fill_halo(u_.data(), v_.data());
+    fill_halo(uo, vo);
   }
 
   double compute_rhs() override {
@@ -243,6 +248,13 @@ class CpuBackend final : public Backend {
   struct Sum { static double op(double a, double b) { return a + b; } };
   struct Max { static double op(double a, double b) { return max_nan(a, b); } };  // NaN-propagating
   struct Nb { real self, w, e, s, n; };
+  // A face's neighbourhood for momentum_u / momentum_v: component q at (di, dj).
+  struct FaceNeighbours {
+    const real* u;
+    const real* v;
+    int c, pitch;
+    real operator()(int q, int di, int dj) const { return (q == 0 ? u : v)[c + di + dj * pitch]; }
+  };
 
   // Rows j0..j1 reduced per row in parallel, then over rows in order.
   template <class Op, class RowFn>
@@ -272,24 +284,6 @@ class CpuBackend final : public Backend {
 
   std::pair<real*, real*> velocity(VelocityField f) {
     return {of_field(f, u_, uh_, us_).data(), of_field(f, v_, vh_, vs_).data()};
-  }
-
-  // out = base + h A(in) on active faces; solid faces 0.
-  void advect_faces(const real* ui, const real* vi, const real* ub, const real* vb, real* uo, real* vo, real h) {
-    const int P = k_.pitch;
-#pragma omp parallel for schedule(static)
-    for (int j = 0; j <= g_.ny; ++j)
-      for (int i = 0; i <= g_.nx; ++i) {
-        const int c = at(k_, i, j);
-        if (active_u(i, j, k_))
-          uo[c] = solid_u_at(c) ? real(0)
-                                : ub[c] + h * advect_u_point(ui[c], ui[c - 1], ui[c + 1], ui[c - P], ui[c + P],
-                                                             vi[c - 1], vi[c], vi[c - 1 + P], vi[c + P], k_);
-        if (active_v(i, j, k_))
-          vo[c] = solid_v_at(c) ? real(0)
-                                : vb[c] + h * advect_v_point(vi[c], vi[c - 1], vi[c + 1], vi[c - P], vi[c + P],
-                                                             ui[c - P], ui[c + 1 - P], ui[c], ui[c + 1], k_);
-      }
   }
 
   template <class View>

@@ -39,8 +39,7 @@ struct PhaseOf {
   traffic::Cost traffic::StepCost::*cost;
 };
 const PhaseOf kPhases[] = {{Phase::particles, "particles", &traffic::StepCost::particles},
-                           {Phase::advect, "advect", &traffic::StepCost::advect},
-                           {Phase::diffuse, "diffuse", &traffic::StepCost::diffuse},
+                           {Phase::momentum, "momentum", &traffic::StepCost::momentum},
                            {Phase::pressure, "pressure", &traffic::StepCost::pressure},
                            {Phase::project, "project", &traffic::StepCost::project}};
 

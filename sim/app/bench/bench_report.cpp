@@ -99,9 +99,9 @@ const std::vector<std::string>& matrix_columns() {
     std::vector<std::string> names = {"variant", "backend"};
     for (const StrategyOption& o : strategy_options())
       if (o.bench_axis) names.emplace_back(o.name);
-    for (const char* n : {"steps", "iterations_per_step", "particles_ms", "advect_ms", "diffuse_ms", "pressure_ms",
+    for (const char* n : {"steps", "iterations_per_step", "particles_ms", "momentum_ms", "pressure_ms",
                           "project_ms", "other_ms", "total_ms", "bytes_per_step", "flops_per_step", "gbps",
-                          "copy_pct", "relative_speed", "particles_gbps", "advect_gbps", "diffuse_gbps",
+                          "copy_pct", "relative_speed", "particles_gbps", "momentum_gbps",
                           "pressure_gbps", "project_gbps", "error"})
       names.emplace_back(n);
     return names;
@@ -176,8 +176,7 @@ void print_bench_table(std::ostream& os, const BenchReport& r) {
              {{"variant", 0, show_text, "variant", nullptr},
               {"it/step", 7, nullptr, "iterations_per_step", "%.1f"},
               {"particles", 9, nullptr, "particles_ms", "%.3f"},
-              {"advect", 7, nullptr, "advect_ms", "%.3f"},
-              {"diffuse", 7, nullptr, "diffuse_ms", "%.3f"},
+              {"momentum", 8, nullptr, "momentum_ms", "%.3f"},
               {"pressure", 8, nullptr, "pressure_ms", "%.3f"},
               {"project", 7, nullptr, "project_ms", "%.3f"},
               {"other", 6, nullptr, "other_ms", "%.3f"},

@@ -95,22 +95,16 @@ inline Cost pcg_iteration(double n_cells) { return {n_cells * 97, n_cells * (2 +
 inline Cost pcg_start_finish(double n_cells) { return {n_cells * 40, n_cells * 4}; }
 
 // --- fluid, per face point (u and v faces together) ---------------------
-// RK2 stage out = base + h A(in). Stage 1 has base == in: read u, v, write
-// uh, vh (16 B); stage 2 reads uh, vh, u, v and writes us, vs (24 B).
-// advect_*_point 22 flops + base + h A 2 = 24, for each of u and v.
-inline Cost advect_stage(double n_faces, bool base_is_input, bool solids = false) {
-  return {n_faces * ((base_is_input ? 4 : 6) * kFloat + mask(solids)), n_faces * 48};
+// The momentum stages of one step (Backend::rk_stage): stage 1 copies u, v
+// to the saved field (16 B) and reads them back as its input, writing u, v
+// (16 B); stage 2 copies u, v to the stage field (16 B), reads it and the
+// saved field and writes u, v (24 B): 72 B per face point. Per component
+// and stage, advect_*_point 22 flops, the Laplacian with nu 9, the force
+// and stage_point 4: 35, so 140 per face point.
+inline Cost momentum(double n_faces, bool solids = false) {
+  return {n_faces * (18 * kFloat + 2 * mask(solids)), n_faces * 140};
 }
-inline Cost advect(double n_faces, bool solids = false) {
-  return advect_stage(n_faces, true, solids) + advect_stage(n_faces, false, solids);
-}
-// u = u* + dt (nu lap u* + f): read us, vs, fu, fv; write u, v (24 B); with
-// two-way coupling fu, fv are also zeroed for the next deposit (32 B).
-// 13 flops for each of u and v.
-inline Cost diffuse(double n_faces, bool two_way, bool solids = false) {
-  return {n_faces * ((two_way ? 8 : 6) * kFloat + mask(solids)), n_faces * 26};
-}
-// u -= dt dphi/dx: read phi, u, v; write u, v: 20 B; 4 flops each.
+// u -= dt dphi/dx: read phi, u, v; write u, v: 20 B; 4 flops each; twice a step.
 inline Cost project(double n_faces, bool solids = false) { return {n_faces * (5 * kFloat + mask(solids)), n_faces * 8}; }
 
 // --- particles, per slot -------------------------------------------------
@@ -182,8 +176,8 @@ struct StepCounts {
   double residuals = 0;        // residual evaluations this step
 };
 struct StepCost {
-  Cost dt, particles, advect, diffuse, pressure, project;
-  Cost total() const { return dt + particles + advect + diffuse + pressure + project; }
+  Cost dt, particles, momentum, pressure, project;
+  Cost total() const { return dt + particles + momentum + pressure + project; }
 };
 
 inline StepCost step_cost(const Config& cfg, const Grid& g, const StepCounts& n) {
@@ -196,15 +190,16 @@ inline StepCost step_cost(const Config& cfg, const Grid& g, const StepCounts& n)
                   particle_sort(slots, cfg.layout, g, cfg.sort_every);
     if (cfg.two_way) c.particles += deposit(cfg.deposit, slots, g);
   }
-  c.advect = advect(faces(g), solids);
-  c.diffuse = diffuse(faces(g), cfg.two_way, solids);
-  c.pressure = rhs(cells(g), solids);
+  // two solves and projections a step (sim/simulation.cpp); n.sweeps and
+  // n.residuals count both solves
+  c.momentum = momentum(faces(g), solids);
+  c.pressure = 2.0 * rhs(cells(g), solids);
   switch (cfg.solver) {
     case PressureSolverKind::multigrid:  // n.sweeps counts PCG iterations
-      c.pressure += pcg_start_finish(cells(g)) + n.sweeps * (mg_vcycle(g.nx, g.ny, 2) + pcg_iteration(cells(g)));
+      c.pressure += 2.0 * pcg_start_finish(cells(g)) + n.sweeps * (mg_vcycle(g.nx, g.ny, 2) + pcg_iteration(cells(g)));
       break;
     case PressureSolverKind::fft:  // rhs read, x and phi written, and the float64 residual check
-      c.pressure += Cost{cells(g) * 16, 0} + Cost{cells(g) * 20, cells(g) * 10};
+      c.pressure += 2.0 * (Cost{cells(g) * 16, 0} + Cost{cells(g) * 20, cells(g) * 10});
       break;
     default: {
       const Cost sweep =
@@ -212,7 +207,7 @@ inline StepCost step_cost(const Config& cfg, const Grid& g, const StepCounts& n)
       c.pressure += n.residuals * residual(cells(g), solids) + n.sweeps * sweep;
     }
   }
-  c.project = project(faces(g), solids);
+  c.project = 2.0 * project(faces(g), solids);
   return c;
 }
 
