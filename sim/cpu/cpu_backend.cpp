@@ -305,8 +305,10 @@ class CpuBackend final : public Backend {
   std::vector<real> mu_, mv_, au_, av_, bu_, bv_;
   std::vector<double> row_sum_;
   std::vector<real> deposit_;          // per particle: x, y, then kQ values for the u faces and kQ for the v faces
+  std::vector<CouplingCoeffs> coeffs_;  // per particle: x and y coefficients of pass 2, for pass 4
   std::vector<int> deposit_row_;       // first storage row its deposit touches, or:
-  static constexpr int kNoDeposit = -2;  // nothing to deposit
+  static constexpr int kNoDeposit = -2;  // nothing to deposit (dead, or lost to the watchdog)
+  static constexpr int kNoDepositKeepCoeffs = -3;  // pass 2: nothing to deposit, coefficients in coeffs_
   static constexpr int kAnyRow = -1;     // periodic in y: the rows may wrap
   HostParticles parts_;
   std::vector<Particle> aos_;
@@ -332,8 +334,16 @@ void CpuBackend::particles_impl(View p, uint64_t first_id, int64_t count) {
     if (!p.alive(i)) continue;
     ParticleMotion s{p.x(i), p.y(i), p.vx(i), p.vy(i)};
     const real d = p.d(i);
+    // two-way: the coefficients of pass 2 (the same function of the same M,
+    // as the GPU recomputes them); a particle lost to the watchdog, which
+    // skipped pass 2, takes them here
     CouplingCoeffs cx, cy;
-    particle_coeffs(mu, mv, two_way, s.x, s.y, d, k_, cx, cy);
+    if (two_way && deposit_row_[static_cast<size_t>(i)] != kNoDeposit) {
+      cx = coeffs_[static_cast<size_t>(2 * i)];
+      cy = coeffs_[static_cast<size_t>(2 * i + 1)];
+    } else {
+      particle_coeffs(mu, mv, two_way, s.x, s.y, d, k_, cx, cy);
+    }
     real ufx, ufy;
     sample_velocity(u_.data(), v_.data(), s.x, s.y, k_, ufx, ufy);
     const ParticleUpdate up = update_particle(s, d, ufx, ufy, cx, cy, k_);
@@ -370,6 +380,7 @@ void CpuBackend::couple_fluid(View p) {
   std::fill(mv_.begin(), mv_.end(), real(0));
   deposit_.resize(static_cast<size_t>(6 * n));
   deposit_row_.resize(static_cast<size_t>(n));
+  coeffs_.resize(static_cast<size_t>(2 * n));
 #pragma omp parallel for schedule(static)
   for (int64_t i = 0; i < n; ++i) {
     int& row = deposit_row_[static_cast<size_t>(i)];
@@ -395,7 +406,8 @@ void CpuBackend::couple_fluid(View p) {
     int& row = deposit_row_[static_cast<size_t>(i)];
     if (row == kNoDeposit) continue;
     const real x = p.x(i), y = p.y(i), d = p.d(i);
-    CouplingCoeffs cx, cy;
+    CouplingCoeffs& cx = coeffs_[static_cast<size_t>(2 * i)];
+    CouplingCoeffs& cy = coeffs_[static_cast<size_t>(2 * i + 1)];
     particle_coeffs(mu, mv, true, x, y, d, k_, cx, cy);
     const CouplingDeposit q = coupling_deposit(particle_mass(d, k_), p.vx(i), p.vy(i), cx, cy, k_);
     real* r = &deposit_[static_cast<size_t>(6 * i)];
@@ -405,7 +417,7 @@ void CpuBackend::couple_fluid(View p) {
     r[3] = q.au;
     r[4] = q.bv;
     r[5] = q.av;
-    if (q.bu == real(0) && q.au == real(0) && q.bv == real(0) && q.av == real(0)) row = kNoDeposit;
+    if (q.bu == real(0) && q.au == real(0) && q.bv == real(0) && q.av == real(0)) row = kNoDepositKeepCoeffs;
   }
   deposit_records<2>(n, {bu_.data(), au_.data()}, {bv_.data(), av_.data()});
   update_coupled_faces();
@@ -431,7 +443,7 @@ void CpuBackend::deposit_records(int64_t n, const std::array<real*, kQ>& to_u, c
     auto owns_face = [&](int f) { return f >= 0 && (threads == 1 || owns_row(f / P)); };
     for (int64_t i = 0; i < n; ++i) {
       const int row = deposit_row_[static_cast<size_t>(i)];
-      if (row == kNoDeposit) continue;
+      if (row == kNoDeposit || row == kNoDepositKeepCoeffs) continue;
       if (row != kAnyRow && !owns_row(row) && !owns_row(row + 1) && !owns_row(row + 2)) continue;
       const real* r = &deposit_[static_cast<size_t>(kStride * i)];
       for_each_deposit_face(r[0], r[1], k_, [&](int, int fu, real wu, int fv, real wv) {
