@@ -82,7 +82,8 @@ SIM_HD bool finite_motion(const ParticleMotion& s) {
 //   particle:    v' = v + alpha (u~' - v) + beta g dt,  u~' the updated fluid sampled at the particle,
 // with alpha = (1 - E)/(1 + phi E) and beta = (phi E + q)/(1 + phi E),
 // q = (1 - e^{-z})/z, z = (1 + phi) r. The face update is a convex
-// combination of u and the particle velocities (stable at any dt and loading),
+// combination of u and the particle velocities (each less its share of
+// gravity, (beta - 1) g dt / alpha): stable at any dt and loading,
 // and as the sampling weights are the deposit weights the fluid gains exactly
 // the momentum the particles lose to drag. phi = 0 is the exact one-way step
 // (alpha = 1 - e^{-r}, beta g dt = g tau_p (1 - e^{-r})); r = 0 (mu = 0) is
