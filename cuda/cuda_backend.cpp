@@ -37,7 +37,7 @@ class CudaBackend final : public Backend {
     exec_.ny = g.ny;
     exec_.pitch = g.pitch;
     const size_t n = g.size();
-    for (DeviceBuffer<real>* f : {&u_, &v_, &uh_, &vh_, &us_, &vs_, &fu_, &fv_, &phi_, &phi2_, &rhs_, &open_})
+    for (DeviceBuffer<real>* f : {&u_, &v_, &uh_, &vh_, &us_, &vs_, &phi_, &phi2_, &rhs_, &open_})
       f->allocate(n, "grid fields");
     k_dev_.allocate(1, "constants");
     exec_.k_dev = k_dev_.data();
@@ -70,7 +70,7 @@ class CudaBackend final : public Backend {
     if (cfg.sampling == Sampling::packed && plan.capacity > 0)
       for (DeviceBuffer<float4>* f : {&u4_, &v4_}) f->allocate(n, "packed velocity");
     inj_ = make_injection(cfg.inject);
-    for (DeviceBuffer<real>* f : {&fu_, &fv_, &phi2_, &rhs_}) f->zero(exec_.stream);
+    for (DeviceBuffer<real>* f : {&phi2_, &rhs_}) f->zero(exec_.stream);
     counters_.zero(exec_.stream);
     stream_.synchronize();
   }
@@ -90,8 +90,6 @@ class CudaBackend final : public Backend {
     open_.upload(s.open.data(), s.open.size(), st);
     for (DeviceBuffer<real>* f : {&uh_, &us_}) copy(*f, u_);
     for (DeviceBuffer<real>* f : {&vh_, &vs_}) copy(*f, v_);
-    fu_.zero(st);
-    fv_.zero(st);
     if (plan_.couples)
       for (DeviceBuffer<real>* f : {&mu_, &mv_, &au_, &av_, &bu_, &bv_}) f->zero(st);
     store_.upload(s.particles, st);
@@ -343,7 +341,7 @@ class CudaBackend final : public Backend {
   Constants k_{};
   InjectionC inj_{};
   DeviceBuffer<Constants> k_dev_;
-  DeviceBuffer<real> u_, v_, uh_, vh_, us_, vs_, fu_, fv_, phi_, phi2_, rhs_, open_;
+  DeviceBuffer<real> u_, v_, uh_, vh_, us_, vs_, phi_, phi2_, rhs_, open_;
   DeviceBuffer<double> partials_, scalars_;
   PinnedBuffer<double> host_scalars_{8};
   DeviceBuffer<unsigned char> reduce_ws_, sort_ws_, deposit_ws_;

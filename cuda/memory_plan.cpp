@@ -12,8 +12,8 @@
 namespace sim::cuda {
 
 namespace {
-// u v, two RK2 stages of each, forces fu fv, phi and its Jacobi twin, rhs, open.
-constexpr int kGridArrays = 12;
+// u v, the saved and stage copies of each (Heun's two stages), phi and its Jacobi twin, rhs, open.
+constexpr int kGridArrays = 10;
 // Two-way coupling: deposited mass M and the implicit drag's A and B, per component.
 constexpr int kCouplingArrays = 6;
 // CUB's single-pass reductions need a few KiB; room for the diagnostics' structs.

@@ -43,7 +43,7 @@ class CpuBackend final : public Backend {
  public:
   CpuBackend(const Config& cfg, const Grid& g) : cfg_(cfg), g_(g) {
     const size_t n = g.size();
-    for (auto* f : {&u_, &v_, &uh_, &vh_, &us_, &vs_, &fu_, &fv_, &phi_, &phi2_, &rhs_, &open_})
+    for (auto* f : {&u_, &v_, &uh_, &vh_, &us_, &vs_, &phi_, &phi2_, &rhs_, &open_})
       f->assign(n, 0);
     row_sum_.assign(static_cast<size_t>(g.ny) + 3, 0.0);
     if (cfg.two_way)
@@ -298,7 +298,7 @@ class CpuBackend final : public Backend {
   Grid g_;
   Constants k_{};
   InjectionC inj_{};
-  std::vector<real> u_, v_, uh_, vh_, us_, vs_, fu_, fv_, phi_, phi2_, rhs_, open_;
+  std::vector<real> u_, v_, uh_, vh_, us_, vs_, phi_, phi2_, rhs_, open_;
   // Two-way coupling, per face (sim/particle_physics.hpp): deposited
   // particle mass M, and the implicit drag's A and B; A and B are zero
   // between steps.
