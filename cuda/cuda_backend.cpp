@@ -38,7 +38,7 @@ class CudaBackend final : public Backend {
     exec_.ny = g.ny;
     exec_.pitch = g.pitch;
     const size_t n = g.size();
-    for (DeviceBuffer<real>* f : {&u_, &v_, &uh_, &vh_, &us_, &vs_, &fu_, &fv_, &phi_, &phi2_, &rhs_, &open_})
+    for (DeviceBuffer<real>* f : {&u_, &v_, &uh_, &vh_, &us_, &vs_, &phi_, &phi2_, &rhs_, &open_})
       f->allocate(n, "grid fields");
     if (plan.advection_clearance) clearance_.allocate(n, "advection clearance");
     k_dev_.allocate(1, "constants");
@@ -53,10 +53,18 @@ class CudaBackend final : public Backend {
         b->allocate(cap, "particle sort keys");
       sort_ws_.allocate(plan.sort_workspace, "particle sort workspace");
     }
+    if (plan.couples) {
+      for (DeviceBuffer<real>* f : {&mu_, &mv_, &au_, &av_, &bu_, &bv_}) {
+        f->allocate(n, "coupling fields");
+        f->zero(exec_.stream);
+      }
+    }
     if (plan.sorted_deposit) {
       const size_t pairs = static_cast<size_t>(plan.pairs);
-      for (DeviceBuffer<uint32_t>* b : {&pair_keys_, &pair_keys_alt_, &unique_keys_}) b->allocate(pairs, "deposit keys");
-      for (DeviceBuffer<real>* b : {&pair_values_, &pair_values_alt_, &pair_sums_}) b->allocate(pairs, "deposit values");
+      for (DeviceBuffer<uint32_t>* b : {&pair_keys_, &pair_keys_alt_, &unique_keys_, &pair_perm_, &pair_perm_alt_})
+        b->allocate(pairs, "deposit keys");
+      for (DeviceBuffer<real>* b : {&pair_values_, &pair_values_b_, &pair_gathered_, &pair_sums_})
+        b->allocate(pairs, "deposit values");
       run_count_.allocate(1, "deposit run count");
       deposit_ws_.allocate(plan.deposit_workspace, "deposit workspace");
     }
@@ -64,7 +72,7 @@ class CudaBackend final : public Backend {
     if (cfg.sampling == Sampling::packed && plan.capacity > 0)
       for (DeviceBuffer<float4>* f : {&u4_, &v4_}) f->allocate(n, "packed velocity");
     inj_ = make_injection(cfg.inject);
-    for (DeviceBuffer<real>* f : {&fu_, &fv_, &phi2_, &rhs_}) f->zero(exec_.stream);
+    for (DeviceBuffer<real>* f : {&phi2_, &rhs_}) f->zero(exec_.stream);
     counters_.zero(exec_.stream);
     stream_.synchronize();
   }
@@ -89,8 +97,8 @@ class CudaBackend final : public Backend {
     }
     for (DeviceBuffer<real>* f : {&uh_, &us_}) copy(*f, u_);
     for (DeviceBuffer<real>* f : {&vh_, &vs_}) copy(*f, v_);
-    fu_.zero(st);
-    fv_.zero(st);
+    if (plan_.couples)
+      for (DeviceBuffer<real>* f : {&mu_, &mv_, &au_, &av_, &bu_, &bv_}) f->zero(st);
     store_.upload(s.particles, st);
     const unsigned long long c[kCounterCount] = {static_cast<unsigned long long>(s.counters.removed),
                                                  static_cast<unsigned long long>(s.counters.recycled)};
@@ -141,10 +149,32 @@ class CudaBackend final : public Backend {
     cuda::fill_velocity_halo(exec_, u, v);
   }
 
+  // The coupled step (sim/particle_physics.hpp): with two-way coupling the
+  // fluid first takes the step's implicit drag (couple_particles: passes 1
+  // to 3) and its halo is filled; then every particle moves against the
+  // updated fluid, with coefficients from the same deposited mass.
   void step_particles(uint64_t first_id, int64_t count) override {
     if (plan_.capacity == 0) return;
     if (plan_.sorts && particle_steps_ % cfg_.sort_every == 0) sort_by_cell();
     ++particle_steps_;
+    const bool two_way = k_.two_way != 0 && plan_.couples;
+    if (two_way) {
+      mu_.zero(exec_.stream);
+      mv_.zero(exec_.stream);
+      CouplingArgs c;
+      c.f = {mu_.data(), mv_.data(), au_.data(), av_.data(), bu_.data(), bv_.data()};
+      c.deposit = cfg_.deposit;
+      if (plan_.sorted_deposit)
+        c.pairs = DepositBuffers{pair_keys_.data(),     pair_keys_alt_.data(), unique_keys_.data(),
+                                 pair_perm_.data(),     pair_perm_alt_.data(), pair_values_.data(),
+                                 pair_values_b_.data(), pair_gathered_.data(), pair_sums_.data(),
+                                 run_count_.data(),     plan_.deposit_sentinel, deposit_ws_.data(),
+                                 deposit_ws_.bytes(),   static_cast<int>(plan_.pairs), plan_.deposit_key_bits};
+      c.capacity = static_cast<uint32_t>(plan_.capacity);
+      c.open = open_.data();
+      couple_particles(exec_, store_.current(), c, u_.data(), v_.data());
+      cuda::fill_velocity_halo(exec_, u_.data(), v_.data());
+    }
     ParticleStepArgs a;
     a.fluid.sampling = cfg_.sampling;
     a.fluid.u = u_.data();
@@ -156,21 +186,11 @@ class CudaBackend final : public Backend {
       a.fluid.u4 = u4_.data();
       a.fluid.v4 = v4_.data();
     }
-    a.two_way = k_.two_way != 0;
-    a.deposit = cfg_.deposit;
-    a.fu = fu_.data();
-    a.fv = fv_.data();
-    a.pair_keys = pair_keys_.data();
-    a.pair_values = pair_values_.data();
-    a.capacity = static_cast<uint32_t>(plan_.capacity);
+    a.two_way = two_way;
+    a.mu = two_way ? mu_.data() : nullptr;
+    a.mv = two_way ? mv_.data() : nullptr;
     a.counters = counters_.data();
     cuda::step_particles(exec_, store_.current(), a);
-    if (a.two_way && plan_.sorted_deposit) {
-      const DepositBuffers b{pair_keys_.data(),   pair_keys_alt_.data(), unique_keys_.data(),  pair_values_.data(),
-                             pair_values_alt_.data(), pair_sums_.data(),  run_count_.data(),    plan_.deposit_sentinel,
-                             deposit_ws_.data(),  deposit_ws_.bytes()};
-      deposit_sorted(exec_.stream, b, static_cast<int>(plan_.pairs), plan_.deposit_key_bits, fu_.data(), fv_.data());
-    }
     inject_particles(exec_, store_.current(), first_id, count, cfg_.seed, inj_, counters_.data());
   }
 
@@ -328,7 +348,7 @@ class CudaBackend final : public Backend {
   Constants k_{};
   InjectionC inj_{};
   DeviceBuffer<Constants> k_dev_;
-  DeviceBuffer<real> u_, v_, uh_, vh_, us_, vs_, fu_, fv_, phi_, phi2_, rhs_, open_;
+  DeviceBuffer<real> u_, v_, uh_, vh_, us_, vs_, phi_, phi2_, rhs_, open_;
   DeviceBuffer<real> clearance_;  // MemoryPlan::advection_clearance
   DeviceBuffer<double> partials_, scalars_;
   PinnedBuffer<double> host_scalars_{8};
@@ -336,8 +356,9 @@ class CudaBackend final : public Backend {
   DeviceBuffer<unsigned long long> counters_;
   ParticleStore store_;
   DeviceBuffer<uint32_t> sort_keys_, sort_keys_alt_, sort_slots_, sort_slots_alt_;
-  DeviceBuffer<uint32_t> pair_keys_, pair_keys_alt_, unique_keys_;
-  DeviceBuffer<real> pair_values_, pair_values_alt_, pair_sums_;
+  DeviceBuffer<real> mu_, mv_, au_, av_, bu_, bv_;  // two-way coupling: M, A, B per face (CouplingFields)
+  DeviceBuffer<uint32_t> pair_keys_, pair_keys_alt_, unique_keys_, pair_perm_, pair_perm_alt_;
+  DeviceBuffer<real> pair_values_, pair_values_b_, pair_gathered_, pair_sums_;
   DeviceBuffer<int> run_count_;
   VelocityTextures textures_;
   DeviceBuffer<float4> u4_, v4_;  // sampling=packed

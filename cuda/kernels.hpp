@@ -123,18 +123,49 @@ struct VelocitySource {
 void pack_velocity(const Exec& e, const real* u, const real* v, float4* u4, float4* v4, size_t size);
 
 struct ParticleStepArgs {
-  VelocitySource fluid;
+  VelocitySource fluid;  // the fluid after the coupling's update
   bool two_way = false;
-  Deposit deposit = Deposit::sorted;
-  real* fu = nullptr;  // deposit=atomic: atomicAdd target
-  real* fv = nullptr;
-  uint32_t* pair_keys = nullptr;  // deposit=sorted: 8 (key, value) pairs per slot, at 8 (id % capacity)
-  real* pair_values = nullptr;
-  uint32_t capacity = 0;
+  const real* mu = nullptr;  // two-way: the particle mass deposited on the u and v faces (couple_particles)
+  const real* mv = nullptr;
   unsigned long long* counters = nullptr;  // [kRemoved, kRecycled, kNonFinite]
 };
-// Sample, drag, gravity, obstacles, walls; the drag reaction deposited or emitted.
+// Pass 4 of the coupled step (sim/particle_physics.hpp): coefficients from
+// the loading in mu, mv (phi = 0 one-way), sample the fluid, drag and
+// gravity, obstacles, walls.
 void step_particles(const Exec& e, const DeviceParticles& p, const ParticleStepArgs& a);
+
+// Two-way coupling, passes 1 to 3 (sim/particle_physics.hpp). The per-face
+// arrays: M (particle mass), A and B of the implicit drag. M must be zero
+// before couple_particles; A and B are zero before and after (the face
+// update zeroes them), M keeps the step's mass for step_particles.
+struct CouplingFields {
+  real *mu, *mv, *au, *av, *bu, *bv;
+};
+// deposit=sorted: every pass writes 8 pairs per slot at 8 (id % capacity) +
+// corner in the same order; the keys (2 face + component, or the sentinel)
+// and the pair index of pass 1 are sorted once (stably) and each quantity
+// is then summed by reduce-by-key in that order (cuda/deposit.cu).
+struct DepositBuffers {
+  uint32_t *keys, *keys_alt, *unique_keys;
+  uint32_t *perm, *perm_alt;  // pair index carried through the sort
+  real *values, *values_b;    // per pair: pass 1 the mass, pass 2 the B and the A contributions
+  real *gathered, *sums;
+  int* run_count;     // one int
+  uint32_t sentinel;  // key of "no face": deposit_key(grid size, 0)
+  void* workspace;
+  size_t workspace_bytes;
+  int pairs, end_bit;
+};
+struct CouplingArgs {
+  CouplingFields f;
+  Deposit deposit = Deposit::sorted;
+  DepositBuffers pairs{};  // deposit=sorted
+  uint32_t capacity = 0;
+  const real* open = nullptr;  // cell open flags (faces touching a solid are not updated)
+};
+// Deposits the particle mass onto M, the implicit drag onto A and B, and
+// updates the active fluid faces u, v (the halo is not filled).
+void couple_particles(const Exec& e, const DeviceParticles& p, const CouplingArgs& a, real* u, real* v);
 // New ids [first_id, first_id + count): id k replaces the slot whose id % capacity == k % capacity.
 void inject_particles(const Exec& e, const DeviceParticles& p, uint64_t first_id, int64_t count, uint64_t seed,
                       const InjectionC& inj, unsigned long long* counters);
@@ -159,17 +190,18 @@ void gather_particles(cudaStream_t s, const DeviceParticles& src, const DevicePa
 void scatter_to_canonical(cudaStream_t s, const DeviceParticles& src, const DeviceParticles& dst);
 
 // --- two-way deposit, sorted (cuda/deposit.cu) -------------------------
-// Pairs sorted by face key (stable), reduced by key in a fixed order, and
-// the sums added to fu/fv: bitwise reproducible run to run.
-struct DepositBuffers {
-  uint32_t *keys, *keys_alt, *unique_keys;
-  real *values, *values_alt, *sums;
-  int* run_count;     // one int
-  uint32_t sentinel;  // key of "no face": deposit_key(grid size, 0)
-  void* workspace;
-  size_t workspace_bytes;
+// Bitwise reproducible run to run. sort_deposit_pairs: the pair keys sorted
+// stably, the pair index carried along; deposit_sorted: per run of one key,
+// the values at the carried indices summed in a fixed order and added to
+// to_u / to_v (by the key's component). One sort serves every quantity of
+// the step, as all are emitted at the same pair slots.
+struct SortedPairs {
+  const uint32_t* keys;
+  const uint32_t* perm;
 };
-void deposit_sorted(cudaStream_t s, const DepositBuffers& b, int pairs, int end_bit, real* fu, real* fv);
+SortedPairs sort_deposit_pairs(cudaStream_t s, const DepositBuffers& b);
+void deposit_sorted(cudaStream_t s, const DepositBuffers& b, const SortedPairs& sorted, const real* values,
+                    real* to_u, real* to_v);
 size_t deposit_workspace_bytes(int pairs, int end_bit);
 // Key of a face deposit: 2 * face + component (0 u, 1 v); `sentinel` = none.
 SIM_HD uint32_t deposit_key(int face, int component) { return 2u * static_cast<uint32_t>(face) + component; }

@@ -12,8 +12,10 @@
 namespace sim::cuda {
 
 namespace {
-// u v, two RK2 stages of each, forces fu fv, phi and its Jacobi twin, rhs, open.
-constexpr int kGridArrays = 12;
+// u v, the saved and stage copies of each (Heun's two stages), phi and its Jacobi twin, rhs, open.
+constexpr int kGridArrays = 10;
+// Two-way coupling: deposited mass M and the implicit drag's A and B, per component.
+constexpr int kCouplingArrays = 6;
 // CUB's single-pass reductions need a few KiB; room for the diagnostics' structs.
 constexpr size_t kReduceWorkspace = 1 << 20;
 }  // namespace
@@ -42,8 +44,12 @@ bool plans_fft(const Config& cfg) {
 
 MemoryPlan plan_memory(const Config& cfg, const Grid& g, const StencilOpts& o) {
   MemoryPlan p;
+  p.capacity = cfg.particle_capacity();
+  p.couples = cfg.two_way && p.capacity > 0;
   p.advection_clearance = cfg.advection == AdvectionScheme::quick && !cfg.obstacles.empty();
-  p.fields = (kGridArrays + (p.advection_clearance ? 1 : 0)) * g.size() * sizeof(real) + sizeof(Constants);
+  p.fields = (kGridArrays + (p.couples ? kCouplingArrays : 0) + (p.advection_clearance ? 1 : 0)) * g.size() *
+                 sizeof(real) +
+             sizeof(Constants);
   const Exec e{nullptr, ConstantsIn::constant, nullptr, g.nx, g.ny};
   p.reductions = static_cast<size_t>(cell_blocks(e, o)) * sizeof(double) + kReduceWorkspace;
 
@@ -52,7 +58,6 @@ MemoryPlan plan_memory(const Config& cfg, const Grid& g, const StencilOpts& o) {
   else if (cfg.solver == PressureSolverKind::multigrid || cfg.solver == PressureSolverKind::auto_)
     p.multigrid = CudaPoisson::bytes(g);
 
-  p.capacity = cfg.particle_capacity();
   p.sorts = cfg.sort_every > 0 && p.capacity > 0;
   p.sorted_deposit = cfg.two_way && cfg.deposit == Deposit::sorted && p.capacity > 0;
   p.pairs = p.sorted_deposit ? 8 * p.capacity : 0;
@@ -76,7 +81,9 @@ MemoryPlan plan_memory(const Config& cfg, const Grid& g, const StencilOpts& o) {
   }
   if (p.sorted_deposit) {
     p.deposit_workspace = deposit_workspace_bytes(static_cast<int>(p.pairs), p.deposit_key_bits);
-    p.deposit = 3 * static_cast<size_t>(p.pairs) * (sizeof(uint32_t) + sizeof(real)) + sizeof(int) +
+    // keys, their sort twin, unique keys, the pair index and its sort twin;
+    // values of the mass or B, of A, the gathered values, the run sums
+    p.deposit = static_cast<size_t>(p.pairs) * (5 * sizeof(uint32_t) + 4 * sizeof(real)) + sizeof(int) +
                 p.deposit_workspace;
   }
   return p;

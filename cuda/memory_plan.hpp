@@ -18,6 +18,7 @@ struct MemoryPlan {
   // what the run needs
   int64_t capacity = 0;
   bool sorts = false;           // gpu.sort_every > 0: a second particle bank and sort keys
+  bool couples = false;         // two-way coupling with particle slots: the coupling's 6 face arrays
   bool sorted_deposit = false;  // two-way with gpu.deposit = sorted: 8 pairs per slot
   bool advection_clearance = false;  // fluid.advection = quick with obstacles: one grid array more
   int64_t pairs = 0;

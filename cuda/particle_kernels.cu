@@ -1,10 +1,13 @@
 // Particle kernels: one thread per slot, templated on the particle view
 // (AoS or SoA), the fluid sampler (software bilinear, texture or packed),
-// the constants policy and the deposit mode. The per-particle sequence is
-// CpuBackend::particles_impl's: sample, drag (+ reaction), obstacles, walls.
+// the constants policy and the deposit mode. The passes of the coupled step
+// are CpuBackend::particles_impl's (sim/particle_physics.hpp): mass
+// deposit, drag deposit, the fluid faces' update, then per particle
+// coefficients, sampling, drag, obstacles, walls.
 #include "cuda/access.cuh"
 #include "cuda/constants.cuh"
 #include "cuda/kernels.hpp"
+#include "sim/faces.hpp"
 #include "sim/halo.hpp"
 #include "sim/particle_physics.hpp"
 
@@ -61,21 +64,17 @@ __global__ void pack_velocity_kernel(const real* __restrict__ u, const real* __r
   v4[c] = b;
 }
 
-enum class DepositMode { none, atomic, sorted };
-
-struct DepositTargets {
-  real* fu;
-  real* fv;
-  uint32_t* keys;
-  real* values;
-  uint32_t capacity;
-};
+enum class DepositMode { atomic, sorted };
 
 constexpr int kParticleBlock = 256;
 
-template <class View, class Sampler, class KP, DepositMode kDeposit>
-__global__ void __launch_bounds__(kParticleBlock) particle_step_kernel(KP kp, View p, Sampler sample,
-                                                                       DepositTargets dep,
+// Pass 4 of the coupled step: the particle's coefficients from the loading
+// in mu, mv (two-way; phi = 0 one-way), the updated fluid sampled, drag and
+// gravity, obstacles, walls.
+template <class View, class Sampler, class KP>
+__global__ void __launch_bounds__(kParticleBlock) particle_step_kernel(KP kp, View p, Sampler sample, bool two_way,
+                                                                       const real* __restrict__ mu,
+                                                                       const real* __restrict__ mv,
                                                                        unsigned long long* __restrict__ counters) {
   const Constants& k = kp.get();
   const int64_t i = static_cast<int64_t>(blockIdx.x) * kParticleBlock + threadIdx.x;
@@ -84,66 +83,142 @@ __global__ void __launch_bounds__(kParticleBlock) particle_step_kernel(KP kp, Vi
   const bool live = p.alive(i) != 0;
   const ParticleMotion s{p.x(i), p.y(i), p.vx(i), p.vy(i)};
   const real d = p.d(i);
+  if (!live) return;
   real ufx = 0, ufy = 0;
-  if (live) sample(s.x, s.y, k, ufx, ufy);
-  real x0 = 0, y0 = 0, ax = 0, ay = 0;  // old position and drag reaction (an acceleration of one cell of fluid)
-  if (live) {
-    const ParticleUpdate up = update_particle(s, d, ufx, ufy, k);
-    // The watchdog's particle half: compares in registers; the atomic only
-    // runs for a particle that is already lost.
-    if (!finite_motion(s) || !finite_motion(up.s)) atomicAdd(counters + kNonFinite, 1ull);
-    if constexpr (kDeposit != DepositMode::none) {
-      x0 = s.x;
-      y0 = s.y;
-      ax = up.ax;
-      ay = up.ay;
-    }
-    p.x(i) = up.s.x;
-    p.y(i) = up.s.y;
-    p.vx(i) = up.s.vx;
-    p.vy(i) = up.s.vy;
-    if (!up.inside) {
-      p.alive(i) = 0;
-      atomicAdd(counters + kRemoved, 1ull);
-    }
+  sample(s.x, s.y, k, ufx, ufy);
+  CouplingCoeffs cx, cy;
+  particle_coeffs(Loaded<LdgAccess>{mu}, Loaded<LdgAccess>{mv}, two_way, s.x, s.y, d, k, cx, cy);
+  const ParticleUpdate up = update_particle(s, d, ufx, ufy, cx, cy, k);
+  // The watchdog's particle half: compares in registers; the atomic only
+  // runs for a particle that is already lost.
+  if (!finite_motion(s) || !finite_motion(up.s)) atomicAdd(counters + kNonFinite, 1ull);
+  p.x(i) = up.s.x;
+  p.y(i) = up.s.y;
+  p.vx(i) = up.s.vx;
+  p.vy(i) = up.s.vy;
+  if (!up.inside) {
+    p.alive(i) = 0;
+    atomicAdd(counters + kRemoved, 1ull);
   }
-  const bool deposits = ax != real(0) || ay != real(0);
+}
+
+// Sorted pairs: a slot's 8 keys and 8 values are one 32-byte sector each,
+// written with two 16-byte stores apiece: whole sectors, also when sorting
+// by cell has scattered the canonical slots over the threads.
+__device__ __forceinline__ void store8(uint32_t* dst, const uint32_t (&a)[8]) {
+  uint4* d = reinterpret_cast<uint4*>(dst);
+  d[0] = make_uint4(a[0], a[1], a[2], a[3]);
+  d[1] = make_uint4(a[4], a[5], a[6], a[7]);
+}
+__device__ __forceinline__ void store8(real* dst, const real (&a)[8]) {
+  float4* d = reinterpret_cast<float4*>(dst);
+  d[0] = make_float4(a[0], a[1], a[2], a[3]);
+  d[1] = make_float4(a[4], a[5], a[6], a[7]);
+}
+
+// Pass 1: the particle mass onto M. Sorted: the pairs at the canonical slot
+// id % capacity (after a stable sort by face, each face's contributions are
+// in CPU slot order whatever the permutation), with the face keys every
+// later pass reuses and the pair index the sort carries.
+template <class View, class KP, DepositMode kDeposit>
+__global__ void __launch_bounds__(kParticleBlock) mass_deposit_kernel(KP kp, View p, CouplingFields f,
+                                                                      DepositBuffers b, uint32_t capacity) {
+  const Constants& k = kp.get();
+  const int64_t i = static_cast<int64_t>(blockIdx.x) * kParticleBlock + threadIdx.x;
+  if (i >= p.size()) return;
+  const real x = p.x(i), y = p.y(i), m = particle_mass(p.d(i), k);
+  // a particle already lost to the watchdog leaves the fluid as it is (the CPU's rule)
+  const bool live = p.alive(i) != 0 && finite_motion({x, y, p.vx(i), p.vy(i)});
   if constexpr (kDeposit == DepositMode::atomic) {
-    if (deposits)
-      for_each_deposit_face(x0, y0, ax, ay, k, [&](int, int fu, real a_u, int fv, real a_v) {
-        if (fu >= 0) atomicAdd(dep.fu + fu, a_u);
-        if (fv >= 0) atomicAdd(dep.fv + fv, a_v);
+    if (live)
+      for_each_deposit_face(x, y, k, [&](int, int fu, real wu, int fv, real wv) {
+        if (fu >= 0) atomicAdd(f.mu + fu, wu * m);
+        if (fv >= 0) atomicAdd(f.mv + fv, wv * m);
       });
-  } else if constexpr (kDeposit == DepositMode::sorted) {
-    // Pairs at the canonical slot id % capacity: after a stable sort by face,
-    // each face's contributions are in CPU (slot) order whatever the permutation.
-    // A slot's 8 keys and 8 values are one 32-byte sector each, written with
-    // two 16-byte stores apiece: whole sectors, also when sorting by cell
-    // has scattered the canonical slots over the threads.
-    const uint32_t sentinel = deposit_key(k.pitch * k.rows, 0);
-    const size_t base = 8 * static_cast<size_t>(p.id(i) % dep.capacity);
-    uint32_t key[8];
+  } else {
+    const size_t base = 8 * static_cast<size_t>(p.id(i) % capacity);
+    uint32_t key[8], index[8];
     real val[8];
 #pragma unroll
     for (int c = 0; c < 8; ++c) {
-      key[c] = sentinel;
+      key[c] = b.sentinel;
+      index[c] = static_cast<uint32_t>(base) + c;
       val[c] = real(0);
     }
-    if (deposits)
-      for_each_deposit_face(x0, y0, ax, ay, k, [&](int c, int fu, real a_u, int fv, real a_v) {
-        key[2 * c] = fu >= 0 ? deposit_key(fu, 0) : sentinel;
-        val[2 * c] = a_u;
-        key[2 * c + 1] = fv >= 0 ? deposit_key(fv, 1) : sentinel;
-        val[2 * c + 1] = a_v;
+    if (live)
+      for_each_deposit_face(x, y, k, [&](int c, int fu, real wu, int fv, real wv) {
+        key[2 * c] = fu >= 0 ? deposit_key(fu, 0) : b.sentinel;
+        val[2 * c] = wu * m;
+        key[2 * c + 1] = fv >= 0 ? deposit_key(fv, 1) : b.sentinel;
+        val[2 * c + 1] = wv * m;
       });
-    uint4* kd = reinterpret_cast<uint4*>(dep.keys + base);
-    float4* vd = reinterpret_cast<float4*>(dep.values + base);
-    kd[0] = make_uint4(key[0], key[1], key[2], key[3]);
-    kd[1] = make_uint4(key[4], key[5], key[6], key[7]);
-    vd[0] = make_float4(val[0], val[1], val[2], val[3]);
-    vd[1] = make_float4(val[4], val[5], val[6], val[7]);
+    store8(b.keys + base, key);
+    store8(b.perm + base, index);
+    store8(b.values + base, val);
   }
 }
+
+// Pass 2: the loading sampled from M, the coefficients, and the implicit
+// drag's contributions onto B and A (sorted: at the pair slots of pass 1).
+template <class View, class KP, DepositMode kDeposit>
+__global__ void __launch_bounds__(kParticleBlock) drag_deposit_kernel(KP kp, View p, CouplingFields f,
+                                                                      DepositBuffers b, uint32_t capacity) {
+  const Constants& k = kp.get();
+  const int64_t i = static_cast<int64_t>(blockIdx.x) * kParticleBlock + threadIdx.x;
+  if (i >= p.size()) return;
+  const real x = p.x(i), y = p.y(i), vx = p.vx(i), vy = p.vy(i), d = p.d(i);
+  const bool live = p.alive(i) != 0 && finite_motion({x, y, vx, vy});
+  CouplingDeposit q{0, 0, 0, 0};
+  if (live) {
+    CouplingCoeffs cx, cy;
+    particle_coeffs(Loaded<LdgAccess>{f.mu}, Loaded<LdgAccess>{f.mv}, true, x, y, d, k, cx, cy);
+    q = coupling_deposit(particle_mass(d, k), vx, vy, cx, cy, k);
+  }
+  if constexpr (kDeposit == DepositMode::atomic) {
+    if (live && (q.bu != real(0) || q.au != real(0) || q.bv != real(0) || q.av != real(0)))
+      for_each_deposit_face(x, y, k, [&](int, int fu, real wu, int fv, real wv) {
+        if (fu >= 0) {
+          atomicAdd(f.bu + fu, wu * q.bu);
+          atomicAdd(f.au + fu, wu * q.au);
+        }
+        if (fv >= 0) {
+          atomicAdd(f.bv + fv, wv * q.bv);
+          atomicAdd(f.av + fv, wv * q.av);
+        }
+      });
+  } else {
+    const size_t base = 8 * static_cast<size_t>(p.id(i) % capacity);
+    real vb[8], va[8];
+#pragma unroll
+    for (int c = 0; c < 8; ++c) vb[c] = va[c] = real(0);
+    if (live)
+      for_each_deposit_face(x, y, k, [&](int c, int, real wu, int, real wv) {
+        vb[2 * c] = wu * q.bu;
+        va[2 * c] = wu * q.au;
+        vb[2 * c + 1] = wv * q.bv;
+        va[2 * c + 1] = wv * q.av;
+      });
+    store8(b.values + base, vb);
+    store8(b.values_b + base, va);
+  }
+}
+
+// Pass 3: every active fluid face not touching a solid takes the implicit
+// drag of the particles around it; A and B are zeroed for the next step.
+template <class KP>
+__global__ void coupled_faces_kernel(KP kp, CouplingFields f, const real* __restrict__ open, real* __restrict__ u,
+                                     real* __restrict__ v) {
+  const Constants& k = kp.get();
+  const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  const int j = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
+  if (i > k.nx || j > k.ny) return;
+  const int c = at(k, i, j);
+  if (active_u(i, j, k) && !(k.has_solids && solid_u(open, c))) u[c] = coupled_face_velocity(u[c], f.au[c], f.bu[c], k);
+  if (active_v(i, j, k) && !(k.has_solids && solid_v(open, c, k.pitch)))
+    v[c] = coupled_face_velocity(v[c], f.av[c], f.bv[c], k);
+  f.au[c] = f.bu[c] = f.av[c] = f.bv[c] = real(0);
+}
+
 
 // The slot whose id % capacity == r takes the last new id k == r (mod
 // capacity) in [first, first + count); each earlier one, and the old
@@ -202,28 +277,54 @@ void with_sampler(const VelocitySource& f, Body&& body) {
   }
 }
 
-template <DepositMode kMode, class View, class Sampler, class KP>
-void launch_step(const Exec& e, View view, Sampler smp, KP kp, const DepositTargets& dep,
-                 unsigned long long* counters) {
-  particle_step_kernel<View, Sampler, KP, kMode>
-      <<<blocks_for(view.size()), kParticleBlock, 0, e.stream>>>(kp, view, smp, dep, counters);
-  SIM_CUDA_CHECK_LAUNCH("particle_step_kernel");
-}
-
 }  // namespace
 
 void upload_particle_constants(const Constants& c, cudaStream_t s) { upload_unit_constants(c, s); }
 
 void step_particles(const Exec& e, const DeviceParticles& p, const ParticleStepArgs& a) {
   if (p.size() == 0) return;
-  const DepositTargets dep{a.fu, a.fv, a.pair_keys, a.pair_values, a.capacity};
   with_view(p, [&](auto view) {
     with_sampler(a.fluid, [&](auto smp) {
       with_constants(e.constants, e.k_dev, [&](auto kp) {
-        if (!a.two_way) launch_step<DepositMode::none>(e, view, smp, kp, dep, a.counters);
-        else if (a.deposit == Deposit::atomic) launch_step<DepositMode::atomic>(e, view, smp, kp, dep, a.counters);
-        else launch_step<DepositMode::sorted>(e, view, smp, kp, dep, a.counters);
+        particle_step_kernel<<<blocks_for(view.size()), kParticleBlock, 0, e.stream>>>(kp, view, smp, a.two_way, a.mu,
+                                                                                        a.mv, a.counters);
+        SIM_CUDA_CHECK_LAUNCH("particle_step_kernel");
       });
+    });
+  });
+}
+
+void couple_particles(const Exec& e, const DeviceParticles& p, const CouplingArgs& a, real* u, real* v) {
+  if (p.size() == 0) return;
+  const unsigned blocks = blocks_for(p.size());
+  with_view(p, [&](auto view) {
+    with_constants(e.constants, e.k_dev, [&](auto kp) {
+      using View = decltype(view);
+      using KP = decltype(kp);
+      if (a.deposit == Deposit::atomic) {
+        mass_deposit_kernel<View, KP, DepositMode::atomic>
+            <<<blocks, kParticleBlock, 0, e.stream>>>(kp, view, a.f, a.pairs, a.capacity);
+        SIM_CUDA_CHECK_LAUNCH("mass_deposit_kernel");
+        drag_deposit_kernel<View, KP, DepositMode::atomic>
+            <<<blocks, kParticleBlock, 0, e.stream>>>(kp, view, a.f, a.pairs, a.capacity);
+        SIM_CUDA_CHECK_LAUNCH("drag_deposit_kernel");
+      } else {
+        mass_deposit_kernel<View, KP, DepositMode::sorted>
+            <<<blocks, kParticleBlock, 0, e.stream>>>(kp, view, a.f, a.pairs, a.capacity);
+        SIM_CUDA_CHECK_LAUNCH("mass_deposit_kernel");
+        // one sort of the pass-1 keys serves the mass, B and A
+        const SortedPairs sorted = sort_deposit_pairs(e.stream, a.pairs);
+        deposit_sorted(e.stream, a.pairs, sorted, a.pairs.values, a.f.mu, a.f.mv);
+        drag_deposit_kernel<View, KP, DepositMode::sorted>
+            <<<blocks, kParticleBlock, 0, e.stream>>>(kp, view, a.f, a.pairs, a.capacity);
+        SIM_CUDA_CHECK_LAUNCH("drag_deposit_kernel");
+        deposit_sorted(e.stream, a.pairs, sorted, a.pairs.values, a.f.bu, a.f.bv);
+        deposit_sorted(e.stream, a.pairs, sorted, a.pairs.values_b, a.f.au, a.f.av);
+      }
+      const dim3 block(32, 8);
+      const dim3 grid((e.nx + 1 + block.x - 1) / block.x, (e.ny + 1 + block.y - 1) / block.y);
+      coupled_faces_kernel<<<grid, block, 0, e.stream>>>(kp, a.f, a.open, u, v);
+      SIM_CUDA_CHECK_LAUNCH("coupled_faces_kernel");
     });
   });
 }

@@ -90,6 +90,10 @@ std::vector<Field<Config>> config_keys() {
   k.push_back(integer<C>("domain.ny", SIM_MEMBER(ny), "cells", ge(8, "at least 8 cells a side"), "Cells along y."));
   k.push_back(number<C>("domain.lx", SIM_MEMBER(lx), "m", gt(0), "Domain width; the domain is [0, lx] x [0, ly]."));
   k.push_back(number<C>("domain.ly", SIM_MEMBER(ly), "m", gt(0), "Domain height."));
+  k.push_back(number<C>("domain.lz", SIM_MEMBER(lz), "m", ge(0),
+                        "Thickness of the slab the 2D fluid and the particles occupy; sets the fluid mass per cell "
+                        "(density dx dy lz) for two-way coupling, so the mass loading does not depend on the grid. "
+                        "0 = min(lx, ly) / 100."));
 
   k.push_back(number<C>("fluid.density", SIM_MEMBER(density), "kg/m^3", gt(0), "Fluid density."));
   k.push_back(number<C>("fluid.viscosity", SIM_MEMBER(viscosity), "m^2/s", ge(0), "Kinematic viscosity; 0 = inviscid."));

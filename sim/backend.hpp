@@ -114,8 +114,11 @@ class Backend : public PressureOps {
   virtual double max_velocity_rate() = 0;  // max over faces of |u|/dx + |v|/dy, for the CFL dt
   virtual void fill_velocity_halo(VelocityField f) = 0;
   void fill_velocity_halo() { fill_velocity_halo(VelocityField::current); }
-  // Sample, drag, gravity, walls, deposit of the drag reaction (if two-way);
-  // then inject `count` new particles with ids first_id... (slot = id % capacity),
+  // The coupled particle step (sim/particle_physics.hpp): with two-way
+  // coupling the current fluid velocity first takes the step's implicit
+  // drag of the particles (updated in place, halo filled); then every
+  // particle samples it and moves (drag, gravity, obstacles, walls); then
+  // `count` new particles are injected with ids first_id... (slot = id % capacity),
   // drawn by injected_particle() from the config's injection and seed.
   virtual void step_particles(uint64_t first_id, int64_t count) = 0;
   // to = from on every point, halo included.

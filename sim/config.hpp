@@ -45,7 +45,7 @@ struct Config {
   // [domain]
   int nx = 64, ny = 64;        // cells
   double lx = 1.0, ly = 1.0;   // [m]
-  double depth = 0.0;          // slab thickness for two-way coupling mass [m]; 0 = one cell (dx)
+  double lz = 0.0;             // slab thickness [m] (fluid mass per cell, two-way coupling); 0 = min(lx, ly) / 100
 
   // [fluid]
   double density = 1000.0;     // [kg/m^3]
@@ -61,6 +61,7 @@ struct Config {
   // [time]
   double dt = 0.0;      // fixed step [s]; 0 = adaptive from cfl
   double cfl = 0.5;     // adaptive: dt = cfl * min(advective, viscous limit), at most dt_max
+                        // (no particle limit: the coupled particle step is stable at any dt)
   double dt_max = 1e-2; // adaptive upper bound [s]
 
   // [pressure]
@@ -112,6 +113,8 @@ struct Config {
   int64_t particle_capacity() const { return capacity > 0 ? capacity : total_seeded(); }
   double dx() const { return lx / nx; }
   double dy() const { return ly / ny; }
+  // The slab thickness in force: lz, or min(lx, ly) / 100 when lz = 0.
+  double slab_thickness() const { return lz > 0 ? lz : 0.01 * (lx < ly ? lx : ly); }
 };
 
 }  // namespace sim

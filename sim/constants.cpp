@@ -51,8 +51,7 @@ Constants make_constants(const Config& cfg, const Grid& g) {
   c.g_eff_x = static_cast<real>(buoy * cfg.gx);
   c.g_eff_y = static_cast<real>(buoy * cfg.gy);
   c.mu = static_cast<real>(cfg.density * cfg.viscosity);
-  const double depth = cfg.depth > 0 ? cfg.depth : cfg.dx();
-  c.cell_mass = static_cast<real>(cfg.density * cfg.dx() * cfg.dy() * depth);
+  c.cell_mass = static_cast<real>(cfg.density * cfg.dx() * cfg.dy() * cfg.slab_thickness());
   c.two_way = cfg.two_way ? 1 : 0;
 
   if (cfg.obstacles.size() > static_cast<size_t>(kMaxObstacles))

@@ -41,7 +41,7 @@ struct Constants {
   real rho_p, restitution;
   real g_eff_x, g_eff_y;  // gravity with buoyancy: (1 - rho_f/rho_p) g
   real mu;                // dynamic viscosity rho_f * nu
-  real cell_mass;         // fluid mass of one cell, rho_f dx dy depth
+  real cell_mass;         // fluid mass of one cell, rho_f dx dy lz (Config::slab_thickness)
   int two_way;
   int n_obstacles;
   ObstacleShapeData obstacles[kMaxObstacles];

@@ -1,5 +1,6 @@
 // Per-particle physics as functions of values: fluid-velocity sampling
-// weights, Stokes drag with gravity and buoyancy, walls, obstacles.
+// weights, Stokes drag with gravity and buoyancy coupled both ways to the
+// fluid, walls, obstacles.
 #pragma once
 #include <math.h>
 
@@ -49,10 +50,12 @@ SIM_HD void sample_velocity(const Field& u, const Field& v, real x, real y, cons
   ufy = bilinear(v[cv], v[cv + 1], v[cv + P], v[cv + 1 + P], sv.wx, sv.wy);
 }
 
-// Stokes relaxation time tau_p = rho_p d^2 / (18 mu).
-SIM_HD real relaxation_time(real d, const Constants& k) { return k.rho_p * d * d / (real(18) * k.mu); }
-
 SIM_HD real particle_mass(real d, const Constants& k) { return k.rho_p * kPi / real(6) * d * d * d; }
+
+// dt / tau_p with the Stokes relaxation time tau_p = rho_p d^2 / (18 mu),
+// written as a rate so that an inviscid fluid (mu = 0) gives 0 (no drag),
+// never an infinite tau.
+SIM_HD real drag_rate(real d, const Constants& k) { return k.dt * (real(18) * k.mu) / (k.rho_p * d * d); }
 
 struct ParticleMotion {
   real x, y, vx, vy;
@@ -66,22 +69,72 @@ SIM_HD bool finite_motion(const ParticleMotion& s) {
   return isfinite(s.x) && isfinite(s.y) && isfinite(s.vx) && isfinite(s.vy);
 }
 
-// dv/dt = (u_f - v)/tau + g_eff, integrated exactly over dt with u_f frozen:
-//   v(dt) = w + (v0 - w) e^{-dt/tau},  w = u_f + g_eff tau (the terminal velocity),
-//   x(dt) = x0 + w dt + (v0 - w) tau (1 - e^{-dt/tau}).
-// Unconditionally stable, exact for tau << dt (v -> w) and for tau >> dt.
-SIM_HD ParticleMotion drag_step(ParticleMotion s, real d, real ufx, real ufy, const Constants& k) {
-  const real tau = relaxation_time(d, k);
-  const real r = k.dt / tau;
-  const real decay = expf(-r);
-  // tau (1 - e^{-r}) without cancellation for small r
-  const real one_minus = r < real(1e-3) ? r * (real(1) - real(0.5) * r) : real(1) - decay;
-  const real wx = ufx + k.g_eff_x * tau, wy = ufy + k.g_eff_y * tau;
+// ---- Drag with two-way coupling, one velocity component at a time ------
+//
+// A particle of mass m_p, slip relaxation rate r = dt / tau_p, and phi =
+// the particle mass around it over the fluid mass of a cell (sampled from
+// the deposited particle mass, 0 for one-way coupling). For a uniform
+// suspension both phases follow the exact two-body solution of
+//   dv/dt = (u - v)/tau_p + g,   du/dt = -phi (u - v)/tau_p
+// over dt: the slip v - u decays by E = exp(-(1 + phi) r) towards
+// g tau_p / (1 + phi), and the mixture momentum gains m_p g dt. Written as
+//   fluid face:  u' = (m_f u + sum_p w m_p (alpha v_p - (beta - 1) g dt)) / (m_f + sum_p w m_p alpha)
+//   particle:    v' = v + alpha (u~' - v) + beta g dt,  u~' the updated fluid sampled at the particle,
+// with alpha = (1 - E)/(1 + phi E) and beta = (phi E + q)/(1 + phi E),
+// q = (1 - e^{-z})/z, z = (1 + phi) r. The face update is a convex
+// combination of u and the particle velocities (each less its share of
+// gravity, (beta - 1) g dt / alpha): stable at any dt and loading,
+// and as the sampling weights are the deposit weights the fluid gains exactly
+// the momentum the particles lose to drag. phi = 0 is the exact one-way step
+// (alpha = 1 - e^{-r}, beta g dt = g tau_p (1 - e^{-r})); r = 0 (mu = 0) is
+// ballistic: alpha = 0, beta = 1.
+struct CouplingCoeffs {
+  real alpha;    // share of the slip to the updated fluid velocity removed over dt
+  real beta;     // share of g dt the particle gains
+  real beta_m1;  // beta - 1, without cancellation: what the fluid takes, per unit particle mass, of g dt
+  real z;        // (1 + phi) r, the slip decay exponent of the step
+};
+
+SIM_HD CouplingCoeffs coupling_coeffs(real r, real phi) {
+  CouplingCoeffs c;
+  const real z = (real(1) + phi) * r;
+  const real e = expf(-z);
+  const real one_minus_e = -expm1f(-z);  // 1 - e^{-z} without cancellation
+  const real den = real(1) + phi * e;
+  // q = (1 - e^{-z})/z to a few ulp of itself (it is small for large z);
+  // q - 1 to a few ulp of 1 (it only scales g dt), by its series
+  // -z/2 + z^2/6 - z^3/24 where the quotient would cancel
+  const bool small = z < real(1e-2);
+  const real q_m1 = small ? z * (real(-0.5) + z * (real(1) / real(6) - z * (real(1) / real(24))))
+                          : (one_minus_e - z) / z;
+  const real q = small ? real(1) + q_m1 : one_minus_e / z;
+  c.alpha = one_minus_e / den;
+  c.beta = (phi * e + q) / den;
+  c.beta_m1 = q_m1 / den;
+  c.z = z;
+  return c;
+}
+
+// f(z) = 1/z - 1/(e^z - 1): over a step in which the velocity approaches
+// its end value v' exponentially with exponent z, the mean velocity is
+// v' + (v - v') f(z). f(0) = 1/2 (constant acceleration), f -> 1/z for large z.
+SIM_HD real exp_mean_weight(real z) {
+  if (z < real(0.5)) {
+    const real z2 = z * z;
+    return real(0.5) - z * (real(1) / real(12)) + z * z2 * (real(1) / real(720)) - z * z2 * z2 * (real(1) / real(30240));
+  }
+  return real(1) / z - real(1) / expm1f(z);
+}
+
+// The particle's velocity and position after dt, given the fluid velocity
+// (ufx, ufy) sampled from the coupled (already updated) fluid.
+SIM_HD ParticleMotion coupled_drag_step(ParticleMotion s, real ufx, real ufy, const CouplingCoeffs& cx,
+                                        const CouplingCoeffs& cy, const Constants& k) {
   ParticleMotion o;
-  o.vx = wx + (s.vx - wx) * decay;
-  o.vy = wy + (s.vy - wy) * decay;
-  o.x = s.x + wx * k.dt + (s.vx - wx) * tau * one_minus;
-  o.y = s.y + wy * k.dt + (s.vy - wy) * tau * one_minus;
+  o.vx = s.vx + cx.alpha * (ufx - s.vx) + cx.beta * (k.g_eff_x * k.dt);
+  o.vy = s.vy + cy.alpha * (ufy - s.vy) + cy.beta * (k.g_eff_y * k.dt);
+  o.x = s.x + k.dt * (o.vx + (s.vx - o.vx) * exp_mean_weight(cx.z));
+  o.y = s.y + k.dt * (o.vy + (s.vy - o.vy) * exp_mean_weight(cy.z));
   return o;
 }
 
@@ -154,23 +207,18 @@ SIM_HD void apply_obstacle(ParticleMotion& s, real rad, const ObstacleShapeData&
   else bounce(s.y, s.vy, y1, e);
 }
 
-// The whole per-particle update after sampling the fluid velocity u_f:
-// drag and gravity, then obstacles and the domain sides. `ax, ay` is the
-// drag momentum the particle took from the fluid, as an acceleration of one
-// cell of fluid over dt (what two-way coupling deposits); `inside` is false
-// when the particle left through an outflow.
+// The whole per-particle update after sampling the coupled fluid velocity
+// (ufx, ufy): drag and gravity, then obstacles and the domain sides.
+// `inside` is false when the particle left through an outflow.
 struct ParticleUpdate {
   ParticleMotion s;
-  real ax, ay;
   bool inside;
 };
 
-SIM_HD ParticleUpdate update_particle(ParticleMotion s, real d, real ufx, real ufy, const Constants& k) {
+SIM_HD ParticleUpdate update_particle(ParticleMotion s, real d, real ufx, real ufy, const CouplingCoeffs& cx,
+                                      const CouplingCoeffs& cy, const Constants& k) {
   ParticleUpdate u;
-  u.s = drag_step(s, d, ufx, ufy, k);
-  const real m_over = particle_mass(d, k) / (k.cell_mass * k.dt);
-  u.ax = -m_over * (u.s.vx - s.vx - k.g_eff_x * k.dt);
-  u.ay = -m_over * (u.s.vy - s.vy - k.g_eff_y * k.dt);
+  u.s = coupled_drag_step(s, ufx, ufy, cx, cy, k);
   const real rad = real(0.5) * d;
   for (int o = 0; o < k.n_obstacles; ++o) apply_obstacle(u.s, rad, k.obstacles[o], k.restitution);
   u.inside = apply_domain_boundaries(u.s, rad, k);
@@ -193,12 +241,13 @@ SIM_HD int deposit_face_v(int i, int j, const Constants& k) {
   return (i + 1) + (j + 1) * k.pitch;
 }
 
-// Spreads an acceleration (ax, ay) at (x, y) onto the 4 u and 4 v faces
-// around it with the sampling weights, so the momentum the particles take
-// is what the fluid loses; emit(corner, u face or -1, wu ax, v face or -1, wv ay)
-// with the storage index of each face that owns its momentum.
+// The 4 u and 4 v faces around (x, y) with their bilinear sampling weights,
+// as emit(corner, u face or -1, wu, v face or -1, wv), each face given by the
+// storage index of the face that owns its momentum (deposit_face_u/v). What
+// the particles deposit with these weights is what their sampling reads
+// back, so the momentum they take is what the fluid loses.
 template <class Emit>
-SIM_HD void for_each_deposit_face(real x, real y, real ax, real ay, const Constants& k, Emit&& emit) {
+SIM_HD void for_each_deposit_face(real x, real y, const Constants& k, Emit&& emit) {
   const BilinearStencil su = stencil_u(x, y, k), sv = stencil_v(x, y, k);
   SIM_UNROLL
   for (int dj = 0; dj < 2; ++dj) {
@@ -206,10 +255,75 @@ SIM_HD void for_each_deposit_face(real x, real y, real ax, real ay, const Consta
     for (int di = 0; di < 2; ++di) {
       const real wu = (di ? su.wx : real(1) - su.wx) * (dj ? su.wy : real(1) - su.wy);
       const real wv = (di ? sv.wx : real(1) - sv.wx) * (dj ? sv.wy : real(1) - sv.wy);
-      emit(2 * dj + di, deposit_face_u(su.i + di, su.j + dj, k), wu * ax, deposit_face_v(sv.i + di, sv.j + dj, k),
-           wv * ay);
+      emit(2 * dj + di, deposit_face_u(su.i + di, su.j + dj, k), wu, deposit_face_v(sv.i + di, sv.j + dj, k), wv);
     }
   }
+}
+
+// ---- The coupled step's passes (both backends) --------------------------
+// 1. every particle deposits its mass m_p onto M_u, M_v (for_each_deposit_face);
+// 2. every particle samples its loading phi from M, takes its coefficients
+//    and deposits coupling_deposit onto B_u, A_u and B_v, A_v;
+// 3. every active fluid face not touching a solid: u = coupled_face_velocity;
+//    the velocity halo is filled;
+// 4. every particle samples the updated fluid, takes the same coefficients
+//    (particle_coeffs on the same M) and moves (update_particle).
+// One-way coupling skips 1 to 3 and uses phi = 0. A particle whose position
+// or velocity is not finite deposits nothing: the watchdog stops the run at
+// that step, naming it, with the fluid still finite.
+
+// The loading of each component at (x, y): phi = sum_f w_f M_f / m_f over
+// the faces a deposit at (x, y) reaches; faces that are no fluid unknown
+// (walls, inflow) count as infinitely heavy and add nothing. `mu[c]`,
+// `mv[c]`: the deposited particle mass at storage index c.
+template <class Field>
+SIM_HD void sample_loading(const Field& mu, const Field& mv, real x, real y, const Constants& k, real& phix,
+                           real& phiy) {
+  real su = 0, sv = 0;
+  for_each_deposit_face(x, y, k, [&](int, int fu, real wu, int fv, real wv) {
+    if (fu >= 0) su += wu * mu[fu];
+    if (fv >= 0) sv += wv * mv[fv];
+  });
+  phix = su / k.cell_mass;
+  phiy = sv / k.cell_mass;
+}
+
+// The coefficients of a particle of diameter d at (x, y): with the loading
+// sampled from M (two-way; M as deposited in pass 1) or phi = 0 (one-way,
+// where mu and mv are not read).
+template <class Field>
+SIM_HD void particle_coeffs(const Field& mu, const Field& mv, bool two_way, real x, real y, real d, const Constants& k,
+                            CouplingCoeffs& cx, CouplingCoeffs& cy) {
+  real phix = 0, phiy = 0;
+  if (two_way) sample_loading(mu, mv, x, y, k, phix, phiy);
+  const real r = drag_rate(d, k);
+  cx = coupling_coeffs(r, phix);
+  cy = coupling_coeffs(r, phiy);
+}
+
+// What a particle of mass m and velocity (vx, vy) deposits in pass 2, per
+// component: m alpha onto B and m (alpha v - (beta - 1) g dt) onto A (each
+// times the face weight).
+struct CouplingDeposit {
+  real bu, au, bv, av;
+};
+
+SIM_HD CouplingDeposit coupling_deposit(real m, real vx, real vy, const CouplingCoeffs& cx, const CouplingCoeffs& cy,
+                                        const Constants& k) {
+  CouplingDeposit q;
+  q.bu = m * cx.alpha;
+  q.au = m * (cx.alpha * vx - cx.beta_m1 * (k.g_eff_x * k.dt));
+  q.bv = m * cy.alpha;
+  q.av = m * (cy.alpha * vy - cy.beta_m1 * (k.g_eff_y * k.dt));
+  return q;
+}
+
+// Pass 3 on one face of fluid mass m_f: the implicit drag of the particles
+// around it, u' = (m_f u + A) / (m_f + B), a convex combination of u and
+// their velocities, written as an increment so that a face no particle
+// reaches (A = B = 0) keeps its value bit for bit.
+SIM_HD real coupled_face_velocity(real u, real a, real b, const Constants& k) {
+  return u + (a - b * u) / (k.cell_mass + b);
 }
 
 }  // namespace sim

@@ -25,8 +25,8 @@ std::string number(double x) {
 // number of them in `count`. Scans what a snapshot writes: u and v on the
 // faces of the grid, the pressure on its cells, alive particles; particles
 // first when `particles_first` (a particle that went bad in a step from a
-// finite velocity field is where the NaN started: its deposit spreads it
-// into u within the same step).
+// finite velocity field is where the NaN started; it deposits nothing, so
+// the fluid stays finite in that step).
 std::string first_non_finite(const SimState& s, bool particles_first, int64_t& count) {
   const Grid& g = s.grid;
   std::string first_fluid, first_particle;
@@ -93,6 +93,7 @@ double Simulation::next_dt() {
   const double rate = std::max(field_rate, boundary_rate_);
   const double adv = rate > 0 ? 1.0 / rate : std::numeric_limits<double>::infinity();
   const double visc = viscous_dt_limit(cfg_.viscosity, cfg_.dx(), cfg_.dy());
+  if (visc < adv && cfg_.cfl * visc < cfg_.dt_max) ++viscous_limited_steps_;
   return std::min(cfg_.cfl * std::min(adv, visc), cfg_.dt_max);
 }
 

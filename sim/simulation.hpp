@@ -67,6 +67,9 @@ class Simulation {
   // throw PressureFailure.
   int64_t pressure_unconverged() const { return pressure_unconverged_; }
   double pressure_worst_residual() const { return pressure_worst_residual_; }
+  // Adaptive steps whose dt the viscous limit of the explicit diffusion set
+  // (rather than the advective limit or dt_max), since the start of the run.
+  int64_t viscous_limited_steps() const { return viscous_limited_steps_; }
 
  private:
   Config cfg_;
@@ -85,6 +88,7 @@ class Simulation {
   int64_t pressure_unconverged_ = 0;
   int pressure_failures_in_row_ = 0;
   double pressure_worst_residual_ = 0;
+  int64_t viscous_limited_steps_ = 0;
   std::atomic<bool> stop_{false};
 
   // Downloads the state, finds the first non-finite value and throws

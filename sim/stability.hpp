@@ -1,5 +1,5 @@
-// Explicit time-step limits of the scheme (forward-Euler diffusion, RK2
-// central advection). Used by config validation (fixed dt) and by the
+// Explicit time-step limits of the scheme (Heun's method, SSP-RK2, for
+// advection and diffusion: the same real-axis limit as forward Euler). Used by config validation (fixed dt) and by the
 // adaptive step, so the two cannot disagree.
 #pragma once
 #include <algorithm>

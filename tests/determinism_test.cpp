@@ -55,11 +55,11 @@ TEST_CASE("determinism: thread counts 1, 2 and 3 give identical results") {
   sim::test::check_identical(a, d);
 }
 
-// The drag reactions are deposited by threads that own blocks of grid rows
-// (sim/cpu/cpu_backend.cpp): particles over the whole domain, so every thread
-// deposits and many particles straddle two threads' rows; closed (the
-// owner of a particle's rows is known) and periodic in y (deposits wrap
-// to the far rows).
+// The coupling's deposits (particle mass, implicit drag) are added by threads
+// that own blocks of grid rows (sim/cpu/cpu_backend.cpp): particles over the
+// whole domain, so every thread deposits and many particles straddle two
+// threads' rows; closed (the owner of a particle's rows is known) and
+// periodic in y (deposits wrap to the far rows).
 TEST_CASE("determinism: the parallel deposit gives the same bits for 1, 2, 3 and 5 threads") {
   for (bool periodic : {false, true}) {
     INFO("periodic=" << periodic);

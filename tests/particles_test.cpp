@@ -96,7 +96,7 @@ TEST_CASE("particles: two-way coupling in a periodic box conserves total momentu
   c.density = 1000.0;
   c.viscosity = 1e-4;
   c.lx = c.ly = 0.05;
-  c.depth = 1e-4;
+  c.lz = 1e-4;
   c.particle_density = 2500.0;
   c.two_way = true;
   c.regions.push_back({0.01, 0.01, 0.04, 0.03, 3000, 1e-4, 3e-4, 0.2, -0.1});

@@ -42,8 +42,11 @@ TEST_CASE("watchdog: the box blown up by 100 g stops with one line and writes on
   CHECK(test::count_lines(r.out) == 1);
   CHECK(r.out.rfind("sim: error: non-finite value at step ", 0) == 0);
   CHECK(r.out.find("(t = ") != std::string::npos);
+  // With the implicit two-way coupling the coupling itself stays stable and
+  // the liquid, dragged past the advective limit of the fixed dt, is what
+  // blows up: the first value can be an inf of either sign.
   CHECK((r.out.find(" = nan at face (") != std::string::npos || r.out.find(" = inf at face (") != std::string::npos ||
-         r.out.find("particle id ") != std::string::npos));
+         r.out.find(" = -inf at face (") != std::string::npos || r.out.find("particle id ") != std::string::npos));
 
   std::vector<std::string> files;
   for (const auto& e : std::filesystem::directory_iterator(dir))

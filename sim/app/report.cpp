@@ -44,8 +44,12 @@ void print_summary(std::ostream& os, const RunSummary& s) {
      << s.last_pressure.iterations << "), final relative residual " << fmt("%.3g", s.last_pressure.residual)
      << " (tolerance " << fmt("%.3g", s.tolerance) << ")\n";
   if (s.pressure_unconverged > 0)
-    os << "pressure: " << s.pressure_unconverged << " of " << s.steps
-       << " solves missed the tolerance, worst relative residual " << fmt("%.3g", s.pressure_worst_residual) << "\n";
+    os << "pressure: " << s.pressure_unconverged << " of " << 2 * s.steps
+       << " solves (two a step) missed the tolerance, worst relative residual "
+       << fmt("%.3g", s.pressure_worst_residual) << "\n";
+  if (s.viscous_limited_steps > 0)
+    os << "time step: the viscous limit of the explicit diffusion set dt in " << s.viscous_limited_steps << " of "
+       << s.steps << " steps (a finer grid shrinks it as h^2)\n";
   const double rel_div = s.diag.max_speed > 0 ? s.diag.max_div * s.h / s.diag.max_speed : 0.0;
   os << "fluid: max |div u| " << fmt("%.3g", s.diag.max_div) << " 1/s (x h / max|u| = " << fmt("%.3g", rel_div)
      << "), max |u| " << fmt("%.4g", s.diag.max_speed) << " m/s, kinetic energy " << fmt("%.4g", s.diag.kinetic_energy)

@@ -20,6 +20,7 @@ struct RunSummary {
   double tolerance = 0;
   int64_t pressure_unconverged = 0;      // solves that missed the tolerance
   double pressure_worst_residual = 0;    // the largest relative residual among them
+  int64_t viscous_limited_steps = 0;     // adaptive steps set by the viscous limit
   Diagnostics diag;
   double h = 0;
   double output_hidden_ms = 0;  // part of the output time overlapped with stepping

@@ -201,6 +201,7 @@ int run(const Config& cfg, const RunOptions& opts, std::ostream& out, std::ostre
   s.tolerance = cfg.tolerance;
   s.pressure_unconverged = sim.pressure_unconverged();
   s.pressure_worst_residual = sim.pressure_worst_residual();
+  s.viscous_limited_steps = sim.viscous_limited_steps();
   s.diag = sim.diagnostics();
   s.h = std::min(cfg.dx(), cfg.dy());
   if (speed == 0 && !opts.quiet) {

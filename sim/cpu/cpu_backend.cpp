@@ -5,6 +5,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <sstream>
@@ -43,9 +44,11 @@ class CpuBackend final : public Backend {
  public:
   CpuBackend(const Config& cfg, const Grid& g) : cfg_(cfg), g_(g) {
     const size_t n = g.size();
-    for (auto* f : {&u_, &v_, &uh_, &vh_, &us_, &vs_, &fu_, &fv_, &phi_, &phi2_, &rhs_, &open_})
+    for (auto* f : {&u_, &v_, &uh_, &vh_, &us_, &vs_, &phi_, &phi2_, &rhs_, &open_})
       f->assign(n, 0);
     row_sum_.assign(static_cast<size_t>(g.ny) + 3, 0.0);
+    if (cfg.two_way)
+      for (auto* f : {&mu_, &mv_, &au_, &av_, &bu_, &bv_}) f->assign(n, 0);
     inj_ = make_injection(cfg.inject);
   }
 
@@ -66,6 +69,7 @@ class CpuBackend final : public Backend {
     aos_ = to_aos(parts_);
     counters_ = s.counters;
     nonfinite_ = 0;
+    for (auto* f : {&mu_, &mv_, &au_, &av_, &bu_, &bv_}) std::fill(f->begin(), f->end(), real(0));
   }
   void download(SimState& s) override {
     s.u = u_; s.v = v_; s.phi = phi_; s.open = open_;
@@ -311,18 +315,28 @@ class CpuBackend final : public Backend {
 
   template <class View>
   void particles_impl(View p, uint64_t first_id, int64_t count);
-  void deposit_reactions(int64_t n);
+  template <class View>
+  void couple_fluid(View p);
+  template <int kQ>
+  void deposit_records(int64_t n, const std::array<real*, kQ>& to_u, const std::array<real*, kQ>& to_v);
+  void update_coupled_faces();
 
   Config cfg_;
   Grid g_;
   Constants k_{};
   InjectionC inj_{};
-  std::vector<real> u_, v_, uh_, vh_, us_, vs_, fu_, fv_, phi_, phi2_, rhs_, open_;
+  std::vector<real> u_, v_, uh_, vh_, us_, vs_, phi_, phi2_, rhs_, open_;
   std::vector<real> clearance_;  // fluid.advection = quick with obstacles: advection_clearance per point
+  // Two-way coupling, per face (sim/particle_physics.hpp): deposited
+  // particle mass M, and the implicit drag's A and B; A and B are zero
+  // between steps.
+  std::vector<real> mu_, mv_, au_, av_, bu_, bv_;
   std::vector<double> row_sum_;
-  std::vector<real> reaction_;         // per particle: old x, y and the reaction ax, ay
-  std::vector<int> reaction_row_;      // first storage row its deposit touches, or:
-  static constexpr int kNoDeposit = -2;  // nothing to deposit
+  std::vector<real> deposit_;          // per particle: x, y, then kQ values for the u faces and kQ for the v faces
+  std::vector<CouplingCoeffs> coeffs_;  // per particle: x and y coefficients of pass 2, for pass 4
+  std::vector<int> deposit_row_;       // first storage row its deposit touches, or:
+  static constexpr int kNoDeposit = -2;  // nothing to deposit (dead, or lost to the watchdog)
+  static constexpr int kNoDepositKeepCoeffs = -3;  // pass 2: nothing to deposit, coefficients in coeffs_
   static constexpr int kAnyRow = -1;     // periodic in y: the rows may wrap
   HostParticles parts_;
   std::vector<Particle> aos_;
@@ -336,14 +350,10 @@ class CpuBackend final : public Backend {
 template <class View>
 void CpuBackend::particles_impl(View p, uint64_t first_id, int64_t count) {
   const int64_t n = p.size();
-  const bool two_way = k_.two_way != 0;
-  // Old position and drag reaction per particle, deposited afterwards in
-  // particle order (deterministic for any thread count).
-  if (two_way) {
-    reaction_.assign(static_cast<size_t>(4 * n), real(0));
-    reaction_row_.assign(static_cast<size_t>(n), kNoDeposit);
-  }
-  const bool wraps = is_periodic(k_, kBottom);  // a deposit near y = 0 or ly lands on the far rows
+  const bool two_way = k_.two_way != 0 && n > 0;
+  if (two_way) couple_fluid(p);  // passes 1 to 3: the fluid takes the drag of the step
+  const real* mu = two_way ? mu_.data() : nullptr;
+  const real* mv = two_way ? mv_.data() : nullptr;
   int64_t removed = 0, nonfinite = 0;
   // nonfinite rides on the loop's existing reduction: a few compares per
   // particle next to its exp and sampling, so the watchdog costs nothing here.
@@ -352,33 +362,31 @@ void CpuBackend::particles_impl(View p, uint64_t first_id, int64_t count) {
     if (!p.alive(i)) continue;
     ParticleMotion s{p.x(i), p.y(i), p.vx(i), p.vy(i)};
     const real d = p.d(i);
+    // two-way: the coefficients of pass 2 (the same function of the same M,
+    // as the GPU recomputes them); a particle lost to the watchdog, which
+    // skipped pass 2, takes them here
+    CouplingCoeffs cx, cy;
+    if (two_way && deposit_row_[static_cast<size_t>(i)] != kNoDeposit) {
+      cx = coeffs_[static_cast<size_t>(2 * i)];
+      cy = coeffs_[static_cast<size_t>(2 * i + 1)];
+    } else {
+      particle_coeffs(mu, mv, two_way, s.x, s.y, d, k_, cx, cy);
+    }
     real ufx, ufy;
     sample_velocity(u_.data(), v_.data(), s.x, s.y, k_, ufx, ufy);
-    const ParticleUpdate up = update_particle(s, d, ufx, ufy, k_);
+    const ParticleUpdate up = update_particle(s, d, ufx, ufy, cx, cy, k_);
     if (!finite_motion(s) || !finite_motion(up.s)) ++nonfinite;
-    if (two_way) {
-      real* r = &reaction_[static_cast<size_t>(4 * i)];
-      r[0] = s.x;
-      r[1] = s.y;
-      r[2] = up.ax;
-      r[3] = up.ay;
-      if (up.ax != real(0) || up.ay != real(0))  // first storage row of the faces it touches (3 rows at most)
-        reaction_row_[static_cast<size_t>(i)] =
-            wraps ? kAnyRow : std::min(stencil_u(s.x, s.y, k_).j, stencil_v(s.x, s.y, k_).j) + 1;
-    }
     p.x(i) = up.s.x;
     p.y(i) = up.s.y;
     p.vx(i) = up.s.vx;
     p.vy(i) = up.s.vy;
-    const bool inside = up.inside;
-    if (!inside) {
+    if (!up.inside) {
       p.alive(i) = 0;
       ++removed;
     }
   }
   counters_.removed += removed;
   nonfinite_ += nonfinite;
-  if (two_way) deposit_reactions(n);
   for (int64_t q = 0; q < count && n > 0; ++q) {
     const uint64_t id = first_id + static_cast<uint64_t>(q);
     const int64_t slot = static_cast<int64_t>(id % static_cast<uint64_t>(n));
@@ -387,14 +395,74 @@ void CpuBackend::particles_impl(View p, uint64_t first_id, int64_t count) {
   }
 }
 
-// The drag reactions of the step onto fu and fv. The storage rows are dealt
-// to the threads in blocks of kDepositRows, round robin (particles often fill
-// only part of the domain); each thread goes through all particles in order
-// and adds only what lands in its rows. So every face gets its
-// contributions in particle order, exactly as one thread going through the
-// particles would add them, and no two threads write the same face.
-void CpuBackend::deposit_reactions(int64_t n) {
+// Passes 1 to 3 of the coupled step (sim/particle_physics.hpp): the
+// particle mass onto M, each particle's implicit drag onto A and B (its
+// loading sampled from M), then every fluid face's implicit update and the
+// halo. Each deposit is gathered per particle in parallel and added in
+// particle order by deposit_records.
+template <class View>
+void CpuBackend::couple_fluid(View p) {
+  const int64_t n = p.size();
+  const bool wraps = is_periodic(k_, kBottom);  // a deposit near y = 0 or ly lands on the far rows
+  std::fill(mu_.begin(), mu_.end(), real(0));
+  std::fill(mv_.begin(), mv_.end(), real(0));
+  deposit_.resize(static_cast<size_t>(6 * n));
+  deposit_row_.resize(static_cast<size_t>(n));
+  coeffs_.resize(static_cast<size_t>(2 * n));
+#pragma omp parallel for schedule(static)
+  for (int64_t i = 0; i < n; ++i) {
+    int& row = deposit_row_[static_cast<size_t>(i)];
+    if (!p.alive(i) || !finite_motion({p.x(i), p.y(i), p.vx(i), p.vy(i)})) {
+      row = kNoDeposit;  // a particle already lost to the watchdog leaves the fluid as it is
+      continue;
+    }
+    const real x = p.x(i), y = p.y(i), m = particle_mass(p.d(i), k_);
+    real* r = &deposit_[static_cast<size_t>(4 * i)];
+    r[0] = x;
+    r[1] = y;
+    r[2] = m;
+    r[3] = m;
+    // first storage row of the faces it touches (3 rows at most)
+    row = wraps ? kAnyRow : std::min(stencil_u(x, y, k_).j, stencil_v(x, y, k_).j) + 1;
+  }
+  deposit_records<1>(n, {mu_.data()}, {mv_.data()});
+
+  const real* mu = mu_.data();
+  const real* mv = mv_.data();
+#pragma omp parallel for schedule(static)
+  for (int64_t i = 0; i < n; ++i) {
+    int& row = deposit_row_[static_cast<size_t>(i)];
+    if (row == kNoDeposit) continue;
+    const real x = p.x(i), y = p.y(i), d = p.d(i);
+    CouplingCoeffs& cx = coeffs_[static_cast<size_t>(2 * i)];
+    CouplingCoeffs& cy = coeffs_[static_cast<size_t>(2 * i + 1)];
+    particle_coeffs(mu, mv, true, x, y, d, k_, cx, cy);
+    const CouplingDeposit q = coupling_deposit(particle_mass(d, k_), p.vx(i), p.vy(i), cx, cy, k_);
+    real* r = &deposit_[static_cast<size_t>(6 * i)];
+    r[0] = x;
+    r[1] = y;
+    r[2] = q.bu;
+    r[3] = q.au;
+    r[4] = q.bv;
+    r[5] = q.av;
+    if (q.bu == real(0) && q.au == real(0) && q.bv == real(0) && q.av == real(0)) row = kNoDepositKeepCoeffs;
+  }
+  deposit_records<2>(n, {bu_.data(), au_.data()}, {bv_.data(), av_.data()});
+  update_coupled_faces();
+}
+
+// Adds every particle's record of deposit_ (x, y, kQ values for u, kQ for
+// v) onto the faces around (x, y), value times face weight, onto to_u[q]
+// and to_v[q]. The storage rows are dealt to the threads in blocks of
+// kDepositRows, round robin (particles often fill only part of the
+// domain); each thread goes through all particles in order and adds only
+// what lands in its rows. So every face gets its contributions in particle
+// order, exactly as one thread going through the particles would add them,
+// and no two threads write the same face.
+template <int kQ>
+void CpuBackend::deposit_records(int64_t n, const std::array<real*, kQ>& to_u, const std::array<real*, kQ>& to_v) {
   constexpr int kDepositRows = 16;
+  constexpr int kStride = 2 + 2 * kQ;
 #pragma omp parallel
   {
     const int t = omp_get_thread_num(), threads = omp_get_num_threads();
@@ -402,16 +470,32 @@ void CpuBackend::deposit_reactions(int64_t n) {
     auto owns_row = [&](int row) { return threads == 1 || (row / kDepositRows) % threads == t; };
     auto owns_face = [&](int f) { return f >= 0 && (threads == 1 || owns_row(f / P)); };
     for (int64_t i = 0; i < n; ++i) {
-      const int row = reaction_row_[static_cast<size_t>(i)];
-      if (row == kNoDeposit) continue;
+      const int row = deposit_row_[static_cast<size_t>(i)];
+      if (row == kNoDeposit || row == kNoDepositKeepCoeffs) continue;
       if (row != kAnyRow && !owns_row(row) && !owns_row(row + 1) && !owns_row(row + 2)) continue;
-      const real* r = &reaction_[static_cast<size_t>(4 * i)];
-      for_each_deposit_face(r[0], r[1], r[2], r[3], k_, [&](int, int fu, real a_u, int fv, real a_v) {
-        if (owns_face(fu)) fu_[fu] += a_u;
-        if (owns_face(fv)) fv_[fv] += a_v;
+      const real* r = &deposit_[static_cast<size_t>(kStride * i)];
+      for_each_deposit_face(r[0], r[1], k_, [&](int, int fu, real wu, int fv, real wv) {
+        if (owns_face(fu))
+          for (int q = 0; q < kQ; ++q) to_u[q][fu] += wu * r[2 + q];
+        if (owns_face(fv))
+          for (int q = 0; q < kQ; ++q) to_v[q][fv] += wv * r[2 + kQ + q];
       });
     }
   }
+}
+
+// Pass 3: every active fluid face takes the implicit drag of the particles
+// around it (solid faces stay 0); A and B are zeroed for the next step.
+void CpuBackend::update_coupled_faces() {
+#pragma omp parallel for schedule(static)
+  for (int j = 0; j <= g_.ny; ++j)
+    for (int i = 0; i <= g_.nx; ++i) {
+      const int c = at(k_, i, j);
+      if (active_u(i, j, k_) && !solid_u_at(c)) u_[c] = coupled_face_velocity(u_[c], au_[c], bu_[c], k_);
+      if (active_v(i, j, k_) && !solid_v_at(c)) v_[c] = coupled_face_velocity(v_[c], av_[c], bv_[c], k_);
+      au_[c] = bu_[c] = av_[c] = bv_[c] = real(0);
+    }
+  fill_halo(u_.data(), v_.data());
 }
 
 Diagnostics CpuBackend::diagnostics() {

@@ -171,6 +171,24 @@ inline Cost deposit(Deposit mode, double slots, const Grid& g) {
   return {pairs * (8 + 4 + 16.0 * passes + 8) + runs * 24, pairs * 2};
 }
 
+// The implicit two-way coupling (sim/particle_physics.hpp), per step, on top
+// of the particle step: pass 1 reads each particle's position, diameter and
+// alive flag (SoA 16 B, AoS the 28-byte record) and deposits its mass; pass
+// 2 reads the record again (SoA 24 B) with M at its faces and deposits B and
+// A; the face update reads u, v, M, A, B (32 B per face point), writes u, v
+// and zeroes M, A, B for the next step (32 B); the particle step reads M
+// again (8 B per face point). Three deposits: with atomics three times the
+// one; sorted, the pairs are sorted once and each quantity gathered (8 B
+// per pair), reduced (8 B) and scattered by run (24 B).
+inline Cost coupling(Deposit mode, double alive, double slots, Layout layout, const Grid& g) {
+  const double records = alive * ((layout == Layout::aos ? 28.0 : 16.0) + (layout == Layout::aos ? 28.0 : 24.0));
+  Cost c{records + faces(g) * (2 * kFloat + 64 + 2 * kFloat), alive * 60};
+  if (mode == Deposit::atomic) return c + 3.0 * deposit(mode, slots, g);
+  const double pairs = 8 * slots;
+  const double runs = pairs < 2 * faces(g) ? pairs : 2 * faces(g);
+  return c + deposit(mode, slots, g) + 2.0 * Cost{pairs * 16 + runs * 24, pairs * 2};
+}
+
 // Sorting particles by cell every `every` steps, per step: keys from x, y,
 // alive (SoA 12 B read, AoS 28), key and slot written (8 B), a histogram
 // read and `passes` passes over (key, slot) pairs (16 B each), then every
@@ -201,7 +219,7 @@ inline StepCost step_cost(const Config& cfg, const Grid& g, const StepCounts& n)
   if (slots > 0) {
     c.particles = particle_step(n.alive, n.dead, cfg.layout, cfg.two_way) + velocity_sample(cfg.sampling, faces(g)) +
                   particle_sort(slots, cfg.layout, g, cfg.sort_every);
-    if (cfg.two_way) c.particles += deposit(cfg.deposit, slots, g);
+    if (cfg.two_way) c.particles += coupling(cfg.deposit, n.alive, slots, cfg.layout, g);
   }
   // two solves and projections a step (sim/simulation.cpp); n.sweeps and
   // n.residuals count both solves

@@ -1,0 +1,110 @@
+// Uniform suspensions for the two-way coupling tests (CPU and GPU): a
+// periodic box of fluid holding a regular lattice of identical particles,
+// where both phases must follow the exact two-body solution.
+#pragma once
+#include <cmath>
+#include <vector>
+
+#include "support/cases.hpp"
+
+namespace sim::test {
+
+// A periodic square box (side 0.032 m, water-like fluid of density 1000 and
+// viscosity 1e-6) on an n x n grid, holding `lattice` x `lattice` identical
+// particles (density 2500, diameter 50 um) on a regular lattice over the
+// whole box, all with velocity (vx, vy); the fluid is still. Whatever n,
+// every u and v face sees the same particle mass (the bilinear weights of a
+// lattice whose spacing divides the cell sum to the same value at every
+// face), so the suspension is uniform, with the loading phi (domain.lz is
+// chosen for it: the same lz on every grid) and dt = dt_over_tau tau_p.
+struct UniformSuspension {
+  Config cfg;
+  SimState state;
+  double phi = 0;           // particle mass / fluid mass, per face
+  double tau = 0;           // Stokes relaxation time [s]
+  double g_eff[2] = {0, 0};  // gravity with buoyancy [m/s^2]
+};
+
+inline UniformSuspension uniform_suspension(int n, int lattice, double phi, double dt_over_tau, double vx, double vy,
+                                            double gx = 0, double gy = 0) {
+  UniformSuspension u;
+  Config& c = u.cfg;
+  c = quiet_box(n);
+  for (BoundarySide* s : {&c.left, &c.right, &c.bottom, &c.top}) s->kind = BoundaryKind::periodic;
+  c.lx = c.ly = 0.032;
+  c.density = 1000.0;
+  c.viscosity = 1e-6;
+  c.particle_density = 2500.0;
+  c.gx = gx;
+  c.gy = gy;
+  c.two_way = true;
+  const double d = 5e-5;
+  c.regions.push_back({0.0, 0.0, c.lx, c.ly, static_cast<int64_t>(lattice) * lattice, d, d, vx, vy});
+  const double m_p = c.particle_density * M_PI / 6.0 * d * d * d;
+  // phi = (particles per cell) m_p / (rho dx dy lz), particles per cell = lattice^2 / n^2
+  c.lz = double(lattice) * lattice * m_p / (c.density * c.lx * c.ly * phi);
+  u.phi = phi;
+  u.tau = c.particle_density * d * d / (18.0 * c.density * c.viscosity);
+  c.dt = dt_over_tau * u.tau;
+  const double buoy = 1.0 - c.density / c.particle_density;
+  u.g_eff[0] = buoy * gx;
+  u.g_eff[1] = buoy * gy;
+  u.state = make_initial_state(c);
+  HostParticles& p = u.state.particles;
+  for (int b = 0; b < lattice; ++b)
+    for (int a = 0; a < lattice; ++a) {
+      const size_t r = static_cast<size_t>(b) * lattice + a;
+      p.x[r] = static_cast<real>((a + 0.5) / lattice * c.lx);
+      p.y[r] = static_cast<real>((b + 0.5) / lattice * c.ly);
+    }
+  return u;
+}
+
+// Mean fluid velocity over the owned faces of a periodic grid, and mean
+// velocity of the alive particles, per component.
+struct PhaseMeans {
+  double fluid[2] = {0, 0};
+  double particles[2] = {0, 0};
+  double slip(int a) const { return particles[a] - fluid[a]; }
+};
+
+inline PhaseMeans phase_means(const SimState& s) {
+  PhaseMeans m;
+  const Grid& g = s.grid;
+  for (int j = 0; j < g.ny; ++j)
+    for (int i = 0; i < g.nx; ++i) {
+      m.fluid[0] += s.u[g.idx(i, j)];
+      m.fluid[1] += s.v[g.idx(i, j)];
+    }
+  m.fluid[0] /= double(g.nx) * g.ny;
+  m.fluid[1] /= double(g.nx) * g.ny;
+  double alive = 0;
+  for (size_t r = 0; r < s.particles.size(); ++r) {
+    if (!s.particles.alive[r]) continue;
+    m.particles[0] += s.particles.vx[r];
+    m.particles[1] += s.particles.vy[r];
+    ++alive;
+  }
+  m.particles[0] /= alive;
+  m.particles[1] /= alive;
+  return m;
+}
+
+// The exact two-body solution of a uniform suspension after time t, per
+// component: slip s = v - u relaxes at rate (1 + phi)/tau towards
+// g tau / (1 + phi); the mixture velocity (u + phi v)/(1 + phi) gains
+// phi/(1 + phi) g t.
+// `displacement` is the particles' (the time integral of their velocity).
+struct TwoBody {
+  double fluid, particles, slip, displacement;
+};
+inline TwoBody two_body(double u0, double v0, double phi, double tau, double g, double t) {
+  const double s_inf = g * tau / (1.0 + phi), s0 = v0 - u0, k = (1.0 + phi) / tau;
+  const double s = s_inf + (s0 - s_inf) * std::exp(-k * t);
+  const double mix0 = (u0 + phi * v0) / (1.0 + phi), acc = phi / (1.0 + phi) * g;
+  const double mix = mix0 + acc * t;
+  const double slip_integral = s_inf * t + (s0 - s_inf) * -std::expm1(-k * t) / k;
+  return {mix - phi / (1.0 + phi) * s, mix + s / (1.0 + phi), s, mix0 * t + 0.5 * acc * t * t + slip_integral / (1.0 + phi)};
+}
+
+}  // namespace sim::test
