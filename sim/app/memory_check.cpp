@@ -38,10 +38,10 @@ bool solves_by_transform(const Config& cfg) {
 
 // The pressure solver's per-point arrays (sim/cpu/cpu_poisson.cpp, cpu_fft.cpp).
 Bytes cpu_solver_bytes(const Config& cfg, Bytes points, Bytes cells) {
-  const Bytes x_r_p_q = points * (4 * sizeof(double));  // the float64 Krylov vectors (x alone for fft, but all four are made)
   if (cfg.solver == PressureSolverKind::jacobi || cfg.solver == PressureSolverKind::sor) return 0;
-  if (solves_by_transform(cfg))  // level 0's cx, cy and open mask, the FFTW work array
-    return points * (2 * kReal + 1) + x_r_p_q + cells * sizeof(double);
+  const Bytes x_r_p_q = points * (4 * sizeof(double));  // float64 Krylov vectors (made for fft too)
+  if (solves_by_transform(cfg))  // level 0's cx, cy and open mask, CpuFftPoisson's own cx, cy, the FFTW work array
+    return points * (2 * kReal + 1) + points * (2 * kReal) + x_r_p_q + cells * sizeof(double);
   // every level: cx, cy, open, e, f; the coarse levels add a third of level 0
   const Bytes levels = points * (4 * kReal + 1);
   return levels + levels / 3 + x_r_p_q;
@@ -66,32 +66,38 @@ MemoryNeed host_memory_need(const Config& cfg, bool cuda) {
   const Bytes slots = cap < 0 ? Bytes::overflow() : Bytes::count(cap);
   const bool levels = cfg.solver != PressureSolverKind::jacobi && cfg.solver != PressureSolverKind::sor;
 
-  // sim/state.cpp: u, v, phi, open and the particles; a snapshot copies them.
+  // sim/state.cpp: u, v, phi, open and the particles.
   const Bytes state_grid = points * (4 * kReal), state_particles = slots * kParticle;
-  // snapshots in flight (io/snapshot_thread.hpp): one queued, one written, each
-  // a copy of the state, plus the fields the writer converts it into
-  const uint64_t copies = cfg.snapshot_every > 0 ? SnapshotThread::kMaxPending : 1;
-  const Bytes writer_grid = state_grid * copies + cells * kSnapshotCell;
-  const Bytes writer_particles = state_particles * copies + slots * kSnapshotParticle;
-  // Simulation's constructor: the operator of every level (cx, cy) while the solver is set up
+  // Simulation's constructor: the operator (cx, cy) of every level while the solver is set up.
   const Bytes hierarchy = levels ? points * (2 * kReal) + points * (2 * kReal) / 3 : Bytes(0);
+  // Snapshots (sim/app/run.cpp, io/snapshot_thread.hpp): at most kMaxPending
+  // copies of the state in flight and, while the writer is behind, the next
+  // one made before submit() waits; on the GPU as many page-locked staging
+  // slots (cuda/snapshot_staging.hpp) and the state the writer makes from one.
+  // With only the final snapshot there is one. The writer derives the grid
+  // fields, frees them, then the particle arrays: the larger of the two counts.
+  const uint64_t copies = cfg.snapshot_every > 0 ? SnapshotThread::kMaxPending + 1 : 1;
+  const Bytes derived_grid = cells * kSnapshotCell, derived_particles = slots * kSnapshotParticle;
+  const bool grid_larger = !(derived_grid < derived_particles);
+  Holding snapshots{state_grid * copies + (grid_larger ? derived_grid : Bytes(0)),
+                    state_particles * copies + (grid_larger ? Bytes(0) : derived_particles)};
 
   Holding setup, stepping;
   if (!cuda) {
     // sim/cpu/cpu_backend.cpp: 12 fields (u v, two RK2 stages of each, fu fv,
     // phi and its twin, rhs, open); the particles in SoA and AoS; the drag
-    // reactions (x, y, ax, ay and a row) when two-way
+    // reactions (x, y, ax, ay and a row) when two-way.
     const Bytes fields = points * (12 * kReal);
     const Bytes solver = cpu_solver_bytes(cfg, points, cells);
     const Bytes particles = slots * (2 * kParticle);
     const Bytes reactions = cfg.two_way ? slots * (4 * kReal + sizeof(int)) : Bytes(0);
     setup = {state_grid + hierarchy + fields + solver, state_particles + particles};
-    stepping = {fields + solver + writer_grid, particles + reactions + writer_particles};
+    stepping = {fields + solver + snapshots.grid, particles + reactions + snapshots.particles};
   } else {
-    // cuda/snapshot_staging.cpp: page-locked u, v, phi, open and particles in
-    // each staging slot (one per snapshot in flight); the fields live on the device
+    // The fields and particles live on the device; the host holds the
+    // initial state while the backend is made, then the snapshots.
     setup = {state_grid + hierarchy, state_particles};
-    stepping = {state_grid * copies + writer_grid, state_particles * copies + writer_particles};
+    stepping = snapshots;
   }
   const Holding& peak = stepping.total() < setup.total() ? setup : stepping;
   MemoryNeed m;
