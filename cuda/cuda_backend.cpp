@@ -374,6 +374,21 @@ class CudaBackend final : public Backend {
 }  // namespace
 }  // namespace cuda
 
+CudaMemoryNeed cuda_memory_need(const Config& cfg, const Grid& grid) {
+  const cuda::DeviceInfo dev = cuda::query_device();
+  const cuda::StencilOpts so =
+      cuda::make_stencil_opts(cfg.stencil, cfg.block_x, cfg.block_y, !cfg.obstacles.empty());
+  const cuda::MemoryPlan plan = cuda::plan_memory(cfg, grid, so);
+  CudaMemoryNeed m;
+  m.grid = plan.fields + plan.reductions + plan.multigrid + plan.transform;
+  m.particles = plan.particles + plan.sorting + plan.deposit;
+  size_t free_b = 0, total_b = 0;
+  SIM_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+  m.free = free_b;
+  m.device = cuda::describe(dev);
+  return m;
+}
+
 std::unique_ptr<Backend> make_cuda_backend(const Config& cfg, const Grid& grid) {
   const cuda::DeviceInfo dev = cuda::query_device();
   const cuda::StencilOpts so =

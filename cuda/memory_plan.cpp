@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <climits>
+#include <optional>
 #include <stdexcept>
 
 #include "cuda/cuda_fft.hpp"
 #include "cuda/cuda_poisson.hpp"
 #include "cuda/particle_store.hpp"
+#include "sim/checked.hpp"
 #include "sim/poisson.hpp"
 
 namespace sim::cuda {
@@ -60,21 +62,21 @@ MemoryPlan plan_memory(const Config& cfg, const Grid& g, const StencilOpts& o) {
 
   p.sorts = cfg.sort_every > 0 && p.capacity > 0;
   p.sorted_deposit = cfg.two_way && cfg.deposit == Deposit::sorted && p.capacity > 0;
-  p.pairs = p.sorted_deposit ? 8 * p.capacity : 0;
+  // Counts past 32-bit ints (kernel indices, CUB item counts) are refused
+  // before any product of them is formed: 8 pairs a slot, 28 bytes a slot.
+  // (Grid::make already refused a grid of 2^31 points or more.)
+  const std::optional<int64_t> pairs = checked_mul<int64_t>(p.sorted_deposit ? 8 : 0, p.capacity);
+  if (p.capacity >= INT_MAX || !pairs || *pairs >= INT_MAX)
+    throw std::runtime_error("cuda: " + std::to_string(p.capacity) +
+                             " particle slots exceed the backend's 32-bit indexing (at most 268435455 with "
+                             "gpu.deposit = sorted, 2147483646 otherwise)");
+  p.pairs = *pairs;
   p.particles = ParticleStore::bytes(cfg.layout, p.capacity, p.sorts) + 2 * sizeof(unsigned long long);
   if (cfg.sampling == Sampling::packed && p.capacity > 0) p.particles += 2 * g.size() * sizeof(float4);
 
   p.cell_key_bits = key_bits(static_cast<uint64_t>(g.nx) * static_cast<uint64_t>(g.ny));  // dead slots: nx * ny
-  // a grid past INT_MAX points is refused by the backend after the memory check
   p.deposit_sentinel = deposit_key(static_cast<int>(std::min<size_t>(g.size(), INT_MAX)), 0);
   p.deposit_key_bits = key_bits(p.deposit_sentinel);
-  // Counts past 32-bit ints (kernel indices, CUB item counts) are out of
-  // range only for cases far beyond any single GPU's memory, except the grid:
-  // check the grid after the memory, so an oversized case reports its bytes.
-  if (p.capacity >= INT_MAX || p.pairs >= INT_MAX)
-    throw std::runtime_error("cuda: " + std::to_string(p.capacity) +
-                             " particle slots exceed the backend's 32-bit indexing (at most 268435455 with "
-                             "gpu.deposit = sorted, 2147483646 otherwise)");
   if (p.sorts) {
     p.sort_workspace = radix_sort_workspace_bytes(static_cast<int>(p.capacity), p.cell_key_bits);
     p.sorting = 4 * static_cast<size_t>(p.capacity) * sizeof(uint32_t) + p.sort_workspace;

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string_view>
@@ -13,6 +14,8 @@
 
 #include "io/config_schema.hpp"
 #include "io/config_writer.hpp"
+#include "sim/checked.hpp"
+#include "sim/grid.hpp"
 #include "sim/stability.hpp"
 
 namespace sim {
@@ -171,6 +174,7 @@ class Loader {
     }
     const auto& in = c.inject;
     if (in.rate > 0) check_rectangle("particles.inject", "region", in.x0, in.y0, in.x1, in.y1);
+    check_sizes();
     const int64_t seeded = c.total_seeded();
     if (c.capacity > 0 && c.capacity < seeded)
       fail(loc("particles.capacity"), "particles.capacity",
@@ -348,6 +352,31 @@ class Loader {
       fail(loc(ep, ep + ".x0"), ep,
            std::string(what) + " [" + format_number(x0) + ", " + format_number(x1) + "] x [" + format_number(y0) +
                ", " + format_number(y1) + "] lies outside the domain " + domain_text());
+  }
+
+  // Sizes the index types cannot address, and counts whose sum does not fit
+  // 64 bits. Whether the machine can hold the run is checked before it
+  // allocates anything (sim/app/memory_check.cpp).
+  void check_sizes() {
+    const Config& c = cfg;
+    if (!Grid::fits(c.nx, c.ny)) {
+      const std::string key = c.nx >= c.ny ? "domain.nx" : "domain.ny";
+      fail(loc(key), key,
+           std::to_string(c.nx) + " x " + std::to_string(c.ny) + " cells need " + std::to_string(Grid::pitch_for(c.nx)) +
+               " x " + std::to_string(Grid::rows_for(c.ny)) + " = " + std::to_string(Grid::points(c.nx, c.ny)) +
+               " storage points (pitch x rows); the 32-bit grid index allows fewer than 2^31 (e.g. 46333 x 46333 cells)");
+    }
+    int64_t seeded = 0;
+    for (std::size_t i = 0; i < c.regions.size(); ++i) {
+      const auto sum = checked_add(seeded, c.regions[i].count);
+      if (!sum) {
+        const std::string ep = "particles.regions[" + std::to_string(i) + "]";
+        fail(loc(ep + ".count", ep), ep + ".count",
+             "the counts of particles.regions[0.." + std::to_string(i) + "] add up past 2^63 - 1 = " +
+                 std::to_string(std::numeric_limits<int64_t>::max()) + " particles");
+      }
+      seeded = *sum;
+    }
   }
 
   void check_periodic(const std::string& a, const BoundarySide& sa, const std::string& b, const BoundarySide& sb) {

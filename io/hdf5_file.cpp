@@ -3,10 +3,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <stdexcept>
+
+#include "sim/checked.hpp"
 
 namespace sim::h5 {
 namespace {
@@ -306,8 +309,15 @@ std::vector<T> read_dataset(const File& f, hid_t loc, const std::string& name, s
   const bool fits = H5Tget_size(type) <= sizeof(T);
   const bool sign_ok = Types<T>::cls != H5T_INTEGER || H5Tget_sign(type) == H5Tget_sign(Types<T>::mem());
   if (!same_class || !fits || !sign_ok) fail(f.path(), "dataset '" + name + "' has an unexpected element type");
-  hsize_t total = 1;
-  for (hsize_t n : dims) total *= n;
+  // The product of the dims in 64 bits, checked: a file may declare any
+  // shape, and a wrapped product would read into a too-small vector.
+  uint64_t total = 1;
+  for (hsize_t n : dims) {
+    const auto t = checked_mul<uint64_t>(total, n);
+    if (!t || *t > std::vector<T>().max_size())
+      fail(f.path(), "dataset '" + name + "' declares more elements than a vector can hold");
+    total = *t;
+  }
   std::vector<T> v(static_cast<size_t>(total));
   if (total > 0)
     check_status(H5Dread(d, Types<T>::mem(), H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()), f, "cannot read dataset " + name);

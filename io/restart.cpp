@@ -129,11 +129,26 @@ void restore_grid(const Config& cfg, const SnapshotGrid& f, SimState& s, const s
   for (int i = -1; i <= nx; ++i) halo_pressure_y(s.phi.data(), i, k);
 }
 
+void require_capacity(const Config& cfg, int64_t particles, const std::string& what) {
+  const int64_t cap = cfg.particle_capacity();
+  if (particles > cap)
+    throw std::runtime_error(what + ": " + std::to_string(particles) + " particles do not fit the config's capacity " +
+                             std::to_string(cap) + " (set particles.capacity)");
+}
+
+// The file's sizes against the config's, from its header alone: a file
+// that declares a huge grid or particle count is refused before any of its
+// datasets is read into memory.
+void check_header_sizes(const Config& cfg, const SnapshotHeader& h, const std::string& what) {
+  if (h.nx != cfg.nx || h.ny != cfg.ny)
+    throw std::runtime_error(what + ": the file's grid is " + std::to_string(h.nx) + " x " + std::to_string(h.ny) +
+                             " cells, the config's " + std::to_string(cfg.nx) + " x " + std::to_string(cfg.ny));
+  require_capacity(cfg, h.particles, what);
+}
+
 void restore_particles(const Config& cfg, const SnapshotParticles& f, SimState& s, const std::string& what) {
   const int64_t cap = cfg.particle_capacity();
-  if (static_cast<int64_t>(f.size()) > cap)
-    throw std::runtime_error(what + ": " + std::to_string(f.size()) + " particles do not fit the config's capacity " +
-                             std::to_string(cap) + " (set particles.capacity)");
+  require_capacity(cfg, static_cast<int64_t>(f.size()), what);
   HostParticles& p = s.particles;
   p = HostParticles{};
   p.resize(static_cast<size_t>(cap));
@@ -165,14 +180,14 @@ SimState load_restart(const Config& cfg, const std::string& path) {
   const std::string what = "restart from '" + path + "'";
   SnapshotContents c;
   try {
+    check_header_sizes(cfg, read_snapshot_header(path), what);
     c = read_snapshot(path);
   } catch (const std::exception& e) {
-    throw std::runtime_error(std::string("restart: ") + e.what());
+    const std::string m = e.what();
+    throw std::runtime_error(m.rfind(what, 0) == 0 ? m : "restart: " + m);
   }
   const SnapshotHeader& h = c.header;
-  if (h.nx != cfg.nx || h.ny != cfg.ny)
-    throw std::runtime_error(what + ": the file's grid is " + std::to_string(h.nx) + " x " + std::to_string(h.ny) +
-                             " cells, the config's " + std::to_string(cfg.nx) + " x " + std::to_string(cfg.ny));
+  check_header_sizes(cfg, h, what);
   if (!close_enough(h.dx, cfg.dx()) || !close_enough(h.dy, cfg.dy()))
     throw std::runtime_error(what + ": the file's cells are " + std::to_string(h.dx) + " x " + std::to_string(h.dy) +
                              " m, the config's " + std::to_string(cfg.dx()) + " x " + std::to_string(cfg.dy()) +

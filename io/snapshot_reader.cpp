@@ -1,5 +1,7 @@
 #include "io/snapshot_reader.hpp"
 
+#include <climits>
+#include <cstdint>
 #include <stdexcept>
 
 #include "io/hdf5_file.hpp"
@@ -52,11 +54,16 @@ SnapshotHeader read_header(const h5::File& f) {
   const Dims p = h5::dataset_dims(f, grid, "pressure");
   if (p.size() != 2 || p[0] == 0 || p[1] == 0)
     throw std::runtime_error(f.path() + ": /grid/pressure has shape " + dims_text(p) + ", expected (ny, nx)");
+  if (p[0] > static_cast<hsize_t>(INT_MAX) || p[1] > static_cast<hsize_t>(INT_MAX))
+    throw std::runtime_error(f.path() + ": /grid/pressure has shape " + dims_text(p) +
+                             ", more cells a side than a grid holds (at most 2147483647)");
   h.ny = static_cast<int>(p[0]);
   h.nx = static_cast<int>(p[1]);
   const h5::Handle parts = h5::open_group(f, "/particles");
   const Dims ids = h5::dataset_dims(f, parts, "id");
   if (ids.size() != 1) throw std::runtime_error(f.path() + ": /particles/id must be one-dimensional");
+  if (ids[0] > static_cast<hsize_t>(INT64_MAX))
+    throw std::runtime_error(f.path() + ": /particles/id has shape " + dims_text(ids) + ", more particles than 2^63 - 1");
   h.particles = static_cast<int64_t>(ids[0]);
   return h;
 }

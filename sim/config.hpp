@@ -3,9 +3,11 @@
 // docs/CONFIG.md documents the same table.
 #pragma once
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "sim/checked.hpp"
 #include "sim/strategies.hpp"
 
 namespace sim {
@@ -105,9 +107,15 @@ struct Config {
   bool compress = false;
   int compression_level = 4;
 
+  // Sum of the regions' counts; throws std::overflow_error past 2^63 - 1
+  // (io/config_loader refuses such a config first, naming the key).
   int64_t total_seeded() const {
     int64_t n = 0;
-    for (const auto& r : regions) n += r.count;
+    for (const auto& r : regions) {
+      const auto sum = checked_add(n, r.count);
+      if (!sum) throw std::overflow_error("the particle counts of particles.regions add up past 2^63 - 1");
+      n = *sum;
+    }
     return n;
   }
   int64_t particle_capacity() const { return capacity > 0 ? capacity : total_seeded(); }

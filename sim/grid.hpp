@@ -10,6 +10,9 @@
 // decomposition will exchange.
 #pragma once
 #include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
 
 #include "sim/types.hpp"
 
@@ -22,12 +25,31 @@ struct Grid {
   int rows = 0;   // ny + 1 + 2 * halo
   real dx = 0, dy = 0;
 
+  // Storage points of every field (pitch x rows) must stay below 2^31: the
+  // index (idx, at(k, i, j), i + j * pitch) is an int. pitch is a multiple
+  // of 32, so this is at most 2^31 - 32 points, e.g. 46333 x 46333 cells.
+  static constexpr int64_t kMaxPoints = int64_t(1) << 31;
+  static constexpr int64_t pitch_for(int64_t nx) { return ((nx + 1 + 2 * halo) + 31) / 32 * 32; }
+  static constexpr int64_t rows_for(int64_t ny) { return ny + 1 + 2 * halo; }
+  // pitch x rows in 64 bits: exact for any int nx, ny >= 0 (below 2^63).
+  static constexpr int64_t points(int64_t nx, int64_t ny) { return pitch_for(nx) * rows_for(ny); }
+  static constexpr bool fits(int64_t nx, int64_t ny) { return nx >= 1 && ny >= 1 && points(nx, ny) < kMaxPoints; }
+
+  // Throws for an empty grid, and std::length_error for one the int index
+  // cannot address (io/config_loader refuses such a config first, naming the key).
   static Grid make(int nx, int ny, double lx, double ly) {
+    if (nx < 1 || ny < 1)
+      throw std::invalid_argument("a " + std::to_string(nx) + " x " + std::to_string(ny) +
+                                  " grid: at least one cell a side");
+    if (!fits(nx, ny))
+      throw std::length_error("a " + std::to_string(nx) + " x " + std::to_string(ny) + " grid needs " +
+                              std::to_string(pitch_for(nx)) + " x " + std::to_string(rows_for(ny)) +
+                              " storage points (pitch x rows), more than the 32-bit grid index allows (< 2^31)");
     Grid g;
     g.nx = nx;
     g.ny = ny;
-    g.pitch = ((nx + 1 + 2 * halo) + 31) / 32 * 32;
-    g.rows = ny + 1 + 2 * halo;
+    g.pitch = static_cast<int>(pitch_for(nx));
+    g.rows = static_cast<int>(rows_for(ny));
     g.dx = static_cast<real>(lx / nx);
     g.dy = static_cast<real>(ly / ny);
     return g;

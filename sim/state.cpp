@@ -1,6 +1,8 @@
 #include "sim/state.hpp"
 
 #include <cmath>
+#include <stdexcept>
+#include <string>
 
 #include "sim/constants.hpp"
 #include "sim/halo.hpp"
@@ -26,9 +28,18 @@ enum Stream : uint32_t { kStreamX = 0, kStreamY = 1, kStreamD = 2 };
 
 }  // namespace
 
+void check_particle_slots(const Config& cfg) {
+  const int64_t cap = cfg.particle_capacity();
+  if (cap <= kMaxParticleSlots) return;
+  const std::string what = cfg.capacity > 0 ? "particles.capacity = " : "the counts of particles.regions add up to ";
+  throw std::length_error(cfg.source + ": " + what + std::to_string(cap) + ", more than the 2^32 = " +
+                          std::to_string(kMaxParticleSlots) + " particle slots that 32-bit particle ids tell apart");
+}
+
 SimState make_initial_state(const Config& cfg) {
   SimState s;
   const Grid g = Grid::make(cfg.nx, cfg.ny, cfg.lx, cfg.ly);
+  check_particle_slots(cfg);
   s.grid = g;
   s.u.assign(g.size(), 0);
   s.v.assign(g.size(), 0);
@@ -105,8 +116,14 @@ SimState make_initial_state(const Config& cfg) {
 
 int64_t injection_count(const Config& cfg, double t0, double t1) {
   if (cfg.inject.rate <= 0.0) return 0;
-  return static_cast<int64_t>(std::floor(cfg.inject.rate * t1)) -
-         static_cast<int64_t>(std::floor(cfg.inject.rate * t0));
+  // Converting a double at or past 2^63 to int64_t is undefined; from 2^53
+  // on, consecutive integers are not all doubles, so counts stop being exact.
+  constexpr double kExact = 9007199254740992.0;  // 2^53
+  const double a = std::floor(cfg.inject.rate * t0), b = std::floor(cfg.inject.rate * t1);
+  if (!(b < kExact))
+    throw std::overflow_error("particles.inject.rate = " + std::to_string(cfg.inject.rate) + " 1/s: by t = " +
+                              std::to_string(t1) + " s the injected count reaches 2^53, past which it is not exact");
+  return static_cast<int64_t>(b) - static_cast<int64_t>(a);
 }
 
 }  // namespace sim

@@ -28,11 +28,23 @@ struct SimState {
   ParticleCounters counters;
 };
 
+// Particle ids are 32-bit (Particle::id, the snapshots' /particles/id) and
+// slot r holds an id congruent to r modulo the capacity, so at most 2^32
+// slots can be told apart.
+constexpr int64_t kMaxParticleSlots = int64_t(1) << 32;
+
+// Throws std::length_error, one line naming the file and key, when the
+// particle capacity exceeds kMaxParticleSlots.
+void check_particle_slots(const Config& cfg);
+
 // Fluid at its initial condition, obstacles rasterised, particles seeded
-// from the config's regions (deterministic in cfg.seed).
+// from the config's regions (deterministic in cfg.seed). Throws for a grid
+// or particle count that does not fit (Grid::make, check_particle_slots).
 SimState make_initial_state(const Config& cfg);
 
 // Particles injected between t0 and t1 at cfg.inject.rate: ids [first, first + count).
+// Throws std::overflow_error when rate * t1 reaches 2^53 (past it neither
+// the double nor the count is exact).
 int64_t injection_count(const Config& cfg, double t0, double t1);
 
 }  // namespace sim

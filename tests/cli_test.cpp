@@ -13,6 +13,7 @@
 #include "io/output_lock.hpp"
 #include "io/snapshot_files.hpp"
 #include "io/snapshot_reader.hpp"
+#include "sim/app/memory_check.hpp"
 #include "support/cases.hpp"
 #include "support/cli.hpp"
 #include "support/io.hpp"
@@ -303,4 +304,70 @@ TEST_CASE("cli: a restart with no steps left says so and fails") {
     CHECK(r.status == 1);
     CHECK(r.out == "sim: error: nothing to do: the snapshot is at step 4 and --steps is " + std::string(steps) + "\n");
   }
+}
+
+// ---- sizes and counts: one line, before anything is allocated or created ----
+
+TEST_CASE("cli: region counts that add up past 2^64 are a config error, not a division by zero") {
+  const std::string dir = test::scratch_dir("cli_counts");
+  const std::string file = dir + "/counts.toml";
+  std::string text = "[run]\noutput = \"" + dir + "/out\"\n";
+  for (int i = 0; i < 4; ++i)  // 4 x 2^62 = 2^64: wrapped to 0 slots, then id % 0 (SIGFPE)
+    text += "[[particles.regions]]\nx0 = 0.1\ny0 = 0.1\nx1 = 0.9\ny1 = 0.9\ncount = 4611686018427387904\n";
+  test::write_text(file, text);
+  const test::SimResult r = test::run_sim("--backend cpu --steps 1 " + file);
+  CHECK(r.status == 2);
+  CHECK(r.out == "sim: error: " + file + ":14:9: particles.regions[1].count: the counts of particles.regions[0..1] add "
+                 "up past 2^63 - 1 = 9223372036854775807 particles\n");
+  CHECK_FALSE(std::filesystem::exists(dir + "/out"));
+}
+
+TEST_CASE("cli: a grid past the 32-bit index is a config error naming the key and the limit") {
+  const std::string dir = test::scratch_dir("cli_grid_index");
+  const test::SimResult r =
+      test::run_sim("--backend cpu --steps 1 --output " + dir + "/out --set domain.nx=2147483647 " + box);
+  CHECK(r.status == 2);
+  CHECK(r.out == "sim: error: --set domain.nx=2147483647: domain.nx: 2147483647 x 96 cells need 2147483680 x 99 = "
+                 "212600884320 storage points (pitch x rows); the 32-bit grid index allows fewer than 2^31 (e.g. 46333 "
+                 "x 46333 cells)\n");
+  CHECK_FALSE(std::filesystem::exists(dir + "/out"));
+}
+
+TEST_CASE("cli: particle counts that no machine holds are refused with the memory needed and available") {
+  const std::string dir = test::scratch_dir("cli_particle_memory");
+  const std::string args = "--backend cpu --steps 1 --output " + dir + "/out ";
+  // particles.capacity = 2^63 - 1: 28 bytes a slot overflow 64 bits
+  const test::SimResult cap = test::run_sim(args + "--set particles.capacity=9223372036854775807 " + box);
+  CHECK(cap.status == 1);
+  CHECK(test::count_lines(cap.out) == 1);
+  CHECK(cap.out.rfind("sim: error: " + box + ": particles.capacity = 9223372036854775807 needs more than 16.0 EiB of "
+                      "host memory (grid ", 0) == 0);
+  CHECK(cap.out.find(" available\n") != std::string::npos);
+  // 2^50 seeded particles: 200 PiB (200 bytes a slot), more than 1 PiB
+  const test::SimResult seeded = test::run_sim(args + "--set particles.regions[0].count=1125899906842624 " + box);
+  CHECK(seeded.status == 1);
+  CHECK(test::count_lines(seeded.out) == 1);
+  CHECK(seeded.out.rfind("sim: error: " + box + ": particles.regions (1125899906842624 particles) needs 200 PiB of host "
+                         "memory (grid ", 0) == 0);
+  CHECK(seeded.out.find(" available\n") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(dir + "/out"));
+}
+
+TEST_CASE("cli: a grid that fits the index but not this machine's memory is refused with needed and available") {
+  const std::string dir = test::scratch_dir("cli_grid_memory");
+  const std::vector<std::string> sets{"domain.nx=46333", "domain.ny=46333", "run.backend=\"cpu\""};
+  const Bytes need = host_memory_need(load_config(box, sets), false).total();
+  if (!(need > Bytes(host_memory_available() + (uint64_t(1) << 30)))) {
+    MESSAGE("skipped: this machine has " << format_size(host_memory_available()) << " available, the case needs "
+                                         << format_size(need));
+    return;
+  }
+  const test::SimResult r = test::run_sim("--backend cpu --steps 1 --output " + dir +
+                                          "/out --set domain.nx=46333 --set domain.ny=46333 " + box);
+  CHECK(r.status == 1);
+  CHECK(test::count_lines(r.out) == 1);
+  CHECK(r.out.rfind("sim: error: " + box + ": domain.nx x domain.ny = 46333 x 46333 needs " + format_size(need) +
+                        " of host memory (grid ", 0) == 0);
+  CHECK(r.out.find(" available\n") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(dir + "/out"));
 }

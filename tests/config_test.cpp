@@ -3,10 +3,16 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <limits>
+#include <stdexcept>
 
 #include "io/config_loader.hpp"
 #include "io/config_schema.hpp"
 #include "io/config_writer.hpp"
+#include "sim/app/memory_check.hpp"
+#include "sim/checked.hpp"
+#include "sim/grid.hpp"
+#include "sim/state.hpp"
 #include "support/cases.hpp"
 #include "support/io.hpp"
 
@@ -299,4 +305,158 @@ TEST_CASE("config: non-ASCII outside strings is a config error, not undefined be
   CHECK(load_config_string("# caf\xc3\xa9 \xef\xb7\xbf\n[run]\noutput = \"caf\xc3\xa9\" # \xc5\x80\n", "t.toml").output == "caf\xc3\xa9");
   CHECK(load_config_string("[run]\noutput = '''x\xc5\x80'''\n", "t.toml").output == "x\xc5\x80");
   CHECK(load_config_string("", "t.toml", {"run.output=caf\xc3\xa9"}).output == "caf\xc3\xa9");
+}
+
+// ---- sizes and counts: checked in 64 bits before anything is allocated ----
+
+TEST_CASE("config: checked 64-bit arithmetic reports an overflow instead of wrapping") {
+  constexpr int64_t max = std::numeric_limits<int64_t>::max();
+  CHECK(checked_add<int64_t>(max - 1, 1) == max);
+  CHECK_FALSE(checked_add<int64_t>(max, 1));
+  CHECK_FALSE(checked_add<int64_t>(int64_t(1) << 62, int64_t(1) << 62));  // 2^63
+  CHECK(checked_add<int64_t>(-5, 3) == -2);
+  CHECK_FALSE(checked_mul<int64_t>(8, int64_t(1) << 60));  // 2^63: 8 deposit pairs of 2^60 slots
+  CHECK(checked_mul<int64_t>(8, (int64_t(1) << 60) - 1) == max - 7);
+  CHECK_FALSE(checked_mul<uint64_t>(uint64_t(1) << 32, uint64_t(1) << 32));
+  CHECK(checked_mul<uint64_t>(0, UINT64_MAX) == 0u);
+  const Bytes big = Bytes(uint64_t(1) << 40) * (uint64_t(1) << 30);  // 2^70 stays "more than 2^64 - 1"
+  CHECK(big.over());
+  CHECK((big + 1).over());
+  CHECK((big / 3).over());
+  CHECK(Bytes(UINT64_MAX) < big);
+  CHECK((Bytes(uint64_t(1) << 63) + Bytes(uint64_t(1) << 63)).over());
+  CHECK((Bytes(5) * 0).value() == 0u);
+  CHECK(format_size(Bytes(0)) == "0 B");
+  CHECK(format_size(Bytes(1023)) == "1023 B");
+  CHECK(format_size(Bytes(1024)) == "1.00 KiB");
+  CHECK(format_size(Bytes(uint64_t(23) << 30)) == "23.0 GiB");
+  CHECK(format_size(Bytes(1319413953331)) == "1.20 TiB");  // 1.2 * 2^40
+  CHECK(format_size(Bytes(uint64_t(172) << 50)) == "172 PiB");
+  CHECK(format_size(big) == "more than 16.0 EiB");
+}
+
+TEST_CASE("config: a grid the 32-bit index cannot address is refused, naming the key and the limit") {
+  // pitch x rows < 2^31: 46333 x 46333 cells are 46336 x 46336 points, 46334 x 46334 cells 46368 x 46337.
+  CHECK(Grid::points(46333, 46333) == int64_t(46336) * 46336);
+  CHECK(Grid::fits(46333, 46333));
+  CHECK_FALSE(Grid::fits(46334, 46334));
+  CHECK(Grid::points(2147483647, 2147483647) == int64_t(2147483680) * 2147483650);  // exact in 64 bits
+  CHECK(test::config_error("[domain]\nnx = 2147483647\n") ==
+        "t.toml:2:6: domain.nx: 2147483647 x 64 cells need 2147483680 x 67 = 143881406560 storage points (pitch x "
+        "rows); the 32-bit grid index allows fewer than 2^31 (e.g. 46333 x 46333 cells)");
+  CHECK(test::config_error("", {"domain.ny=2147483647"}) ==
+        "--set domain.ny=2147483647: domain.ny: 64 x 2147483647 cells need 96 x 2147483650 = 206158430400 storage "
+        "points (pitch x rows); the 32-bit grid index allows fewer than 2^31 (e.g. 46333 x 46333 cells)");
+  CHECK(test::config_error("", {"domain.nx=46334", "domain.ny=46334"}).rfind(
+            "--set domain.nx=46334: domain.nx: 46334 x 46334 cells need 46368 x 46337 = 2148554016 storage points", 0) == 0);
+  CHECK(test::config_error("", {"domain.nx=46333", "domain.ny=46333"}).empty());
+  CHECK(test::config_error("", {"domain.nx=8", "domain.ny=67108860"}).empty());  // 32 x 67108863 = 2^31 - 32
+  CHECK_FALSE(test::config_error("", {"domain.nx=8", "domain.ny=67108861"}).empty());
+  // Built in code, past the loader: an exception, not a signed overflow.
+  CHECK_THROWS_WITH_AS(Grid::make(2147483647, 64, 1.0, 1.0), doctest::Contains("32-bit grid index"), std::length_error);
+  CHECK_THROWS_AS(Grid::make(46334, 46334, 1.0, 1.0), std::length_error);
+  CHECK(Grid::make(46333, 46333, 1.0, 1.0).size() == size_t(46336) * 46336);
+}
+
+TEST_CASE("config: region counts that add up past 2^63 are refused, not wrapped") {
+  const std::string region = "[[particles.regions]]\nx0 = 0.1\ny0 = 0.1\nx1 = 0.9\ny1 = 0.9\ncount = ";
+  std::string four;  // 4 x 2^62 = 2^64, which wrapped to 0 slots (and id % 0)
+  for (int i = 0; i < 4; ++i) four += region + "4611686018427387904\n";
+  CHECK(test::config_error(four) ==
+        "t.toml:12:9: particles.regions[1].count: the counts of particles.regions[0..1] add up past 2^63 - 1 = "
+        "9223372036854775807 particles");
+  CHECK(test::config_error(region + "9223372036854775807\n" + region + "0\n" + region + "1\n") ==
+        "t.toml:18:9: particles.regions[2].count: the counts of particles.regions[0..2] add up past 2^63 - 1 = "
+        "9223372036854775807 particles");
+  CHECK(test::config_error(region + "9223372036854775806\n" + region + "1\n").empty());
+  // Built in code, past the loader: an exception before anything is allocated.
+  Config c;
+  c.regions.resize(2);
+  c.regions[0].count = c.regions[1].count = std::numeric_limits<int64_t>::max();
+  CHECK_THROWS_AS(c.total_seeded(), std::overflow_error);
+  CHECK_THROWS_AS(make_initial_state(c), std::overflow_error);
+  CHECK(host_memory_need(c, false).total().over());
+}
+
+TEST_CASE("config: more particle slots than 32-bit ids tell apart are refused in one line") {
+  Config c;
+  c.source = "t.toml";
+  c.capacity = kMaxParticleSlots;
+  CHECK_NOTHROW(check_particle_slots(c));
+  c.capacity = kMaxParticleSlots + 1;
+  CHECK_THROWS_WITH_AS(check_particle_slots(c),
+                       "t.toml: particles.capacity = 4294967297, more than the 2^32 = 4294967296 particle slots that "
+                       "32-bit particle ids tell apart",
+                       std::length_error);
+  CHECK_THROWS_AS(make_initial_state(c), std::length_error);  // before the particles are allocated
+}
+
+TEST_CASE("config: the injected count is exact or refused, never a float-to-integer overflow") {
+  Config c;
+  c.inject.rate = 1e6;
+  CHECK(injection_count(c, 0.5, 1.0) == 500000);
+  c.inject.rate = 1e300;  // rate * t far past 2^63
+  CHECK_THROWS_AS(injection_count(c, 0.0, 1.0), std::overflow_error);
+  c.inject.rate = 9007199254740992.0;  // 2^53 per second
+  CHECK_THROWS_AS(injection_count(c, 0.0, 1.0), std::overflow_error);
+  CHECK(injection_count(c, 0.0, 0.5) == 4503599627370496);
+}
+
+TEST_CASE("config: the host memory of a run is estimated without overflow, and refused in one line") {
+  const Config huge = load_config_string("", "t.toml", {"particles.capacity=9223372036854775807"});
+  const MemoryNeed m = host_memory_need(huge, false);
+  CHECK(m.particles.over());
+  CHECK_FALSE(m.grid.over());
+  CHECK(memory_shortfall(huge, m, uint64_t(8) << 30, "host") ==
+        "t.toml: particles.capacity = 9223372036854775807 needs more than 16.0 EiB of host memory (grid " +
+            format_size(m.grid) + ", particles more than 16.0 EiB), 8.00 GiB available");
+  CHECK(memory_shortfall(huge, m, 0, "host").empty());  // nothing known to compare with
+
+  const Config grid = load_config_string("", "t.toml", {"domain.nx=40000", "domain.ny=40000"});
+  const MemoryNeed g = host_memory_need(grid, false);
+  CHECK(memory_shortfall(grid, g, uint64_t(8) << 30, "host") ==
+        "t.toml: domain.nx x domain.ny = 40000 x 40000 needs " + format_size(g.total()) + " of host memory (grid " +
+            format_size(g.grid) + ", particles 0 B), 8.00 GiB available");
+  CHECK(memory_shortfall(grid, g, g.total().value(), "host").empty());
+
+  const Config seeded = load_config_string(
+      "[[particles.regions]]\nx0 = 0.1\ny0 = 0.1\nx1 = 0.9\ny1 = 0.9\ncount = 1125899906842624\n", "t.toml");
+  const MemoryNeed s = host_memory_need(seeded, false);
+  CHECK(s.total() > Bytes(uint64_t(1) << 50));  // more than 1 PiB
+  CHECK(memory_shortfall(seeded, s, uint64_t(8) << 30, "device", " on a test device")
+            .rfind("t.toml: particles.regions (1125899906842624 particles) needs ", 0) == 0);
+  CHECK(memory_shortfall(seeded, s, uint64_t(8) << 30, "device", " on a test device").find(
+            " of device memory (grid ") != std::string::npos);
+}
+
+TEST_CASE("config: the host memory estimate is close to the peak a run really holds") {
+  // Measured (peak resident set, VmHWM, /usr/bin/time) for config/box.toml with
+  // these overrides, 3 steps on the CPU: 2624436 kB. The estimate is the worst
+  // case of the stepping with its final snapshot: the fields, the transform
+  // solve's arrays and one state copy with its derived fields.
+  const Config c = load_config(test::source_path("config/box.toml"),
+                               {"domain.nx=4096", "domain.ny=4096", "particles.regions[0].count=0",
+                                "run.snapshot_every=0", "run.backend=\"cpu\""});
+  const double estimate = static_cast<double>(host_memory_need(c, false).total().value());
+  CHECK(estimate == doctest::Approx(2624436.0 * 1024).epsilon(0.05));
+  // Snapshots every step with a slow writer (deflate level 9), 4 steps: the
+  // worst case is reached, 1595920 kB measured.
+  const Config p = load_config(test::source_path("config/box.toml"),
+                               {"domain.nx=256", "domain.ny=256", "particles.regions[0].count=8000000",
+                                "run.snapshot_every=1", "output.compress=true", "output.compression_level=9"});
+  CHECK(static_cast<double>(host_memory_need(p, false).total().value()) ==
+        doctest::Approx(1595920.0 * 1024).epsilon(0.05));
+}
+
+TEST_CASE("config: a large run that fits this machine is accepted by the memory check") {
+  const Config c = load_config(test::source_path("config/box.toml"),
+                               {"domain.nx=4096", "domain.ny=4096", "run.backend=\"cpu\""});
+  const Bytes need = host_memory_need(c, false).total();
+  const uint64_t available = host_memory_available();
+  MESSAGE("4096^2: needs " << format_size(need) << " of host memory, " << format_size(available) << " available");
+  if (available < need.value() + (uint64_t(1) << 30)) {
+    MESSAGE("skipped: this machine has too little memory for a 4096^2 run");
+    return;
+  }
+  CHECK_NOTHROW(check_run_fits(c));
 }

@@ -205,9 +205,19 @@ TEST_CASE("gpu: the backend names its device and every strategy in force") {
 TEST_CASE("gpu: a case too large for the device says how many bytes it needs and how many are free") {
   sim::Config c;
   c.source = "test";
-  c.nx = c.ny = 200000;
+  // The largest square grid the 32-bit index allows, solved by multigrid, and
+  // 2^31 - 2 particle slots sorted by cell: about 330 GiB, more than one device holds.
+  c.nx = c.ny = 46333;
+  c.solver = sim::PressureSolverKind::multigrid;
+  c.capacity = 2147483646;
+  c.deposit = sim::Deposit::atomic;
+  c.sort_every = 1;
   c.backend = sim::BackendKind::cuda;
   const sim::Grid g = sim::Grid::make(c.nx, c.ny, c.lx, c.ly);  // no host state: it would not fit either
+  // What the run checks before it allocates anything (sim/app/memory_check.cpp).
+  const sim::CudaMemoryNeed need = sim::cuda_memory_need(c, g);
+  MESSAGE("needs " << need.grid << " + " << need.particles << " bytes, " << need.free << " free on " << need.device);
+  CHECK(need.grid + need.particles > need.free);
   std::string msg;
   try {
     (void)sim::make_cuda_backend(c, g);

@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 #include <hdf5.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <limits>
@@ -79,6 +80,39 @@ std::string poison_attr(const std::string& name, hid_t type, T value) {
   });
 }
 
+// `path` replaced by a chunked dataset of shape `dims` with nothing written:
+// the file declares a size it does not hold.
+std::string declare_shape(const std::string& tag, const std::string& path, const std::vector<hsize_t>& dims,
+                          hid_t type) {
+  return poisoned("shape_" + tag, [&](hid_t f) {
+    REQUIRE(H5Ldelete(f, path.c_str(), H5P_DEFAULT) >= 0);
+    const hid_t space = H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr);
+    REQUIRE(space >= 0);
+    const hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    std::vector<hsize_t> chunk;
+    for (hsize_t n : dims) chunk.push_back(std::min<hsize_t>(n, 16));
+    REQUIRE(H5Pset_chunk(dcpl, static_cast<int>(chunk.size()), chunk.data()) >= 0);
+    const hid_t d = H5Dcreate2(f, path.c_str(), type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    REQUIRE(d >= 0);
+    H5Dclose(d);
+    H5Pclose(dcpl);
+    H5Sclose(space);
+  });
+}
+
+// Restarting from `file` through the binary: one line starting with `start`
+// and holding every part of `expect`, status 1.
+void check_refused_with(const std::string& file, const std::string& start, const std::vector<std::string>& expect) {
+  const std::string out = test::scratch_dir("restart_validation_out");
+  const test::SimResult r = test::run_sim(test::quoted(test::source_path("config/box.toml")) + sets_args() +
+                                          " --quiet --output " + test::quoted(out) + " --restart " + test::quoted(file));
+  INFO(r.out);
+  CHECK(r.status == 1);
+  CHECK(test::count_lines(r.out) == 1);
+  CHECK(r.out.rfind(start, 0) == 0);
+  for (const std::string& e : expect) CHECK(r.out.find(e) != std::string::npos);
+}
+
 // Restarting from `file` through the binary: fails with one line holding every part of `expect`.
 void check_refused(const std::string& file, const std::vector<std::string>& expect) {
   const std::string out = test::scratch_dir("restart_validation_out");
@@ -131,4 +165,21 @@ TEST_CASE("restart validation: step, time and dt") {
   check_refused(poison_attr<double>("time", H5T_NATIVE_DOUBLE, -1.0), {"attribute 'time' = -1 must be finite and >= 0"});
   check_refused(poison_attr<double>("dt", H5T_NATIVE_DOUBLE, std::numeric_limits<double>::infinity()),
                 {"attribute 'dt' = inf"});
+}
+
+TEST_CASE("restart validation: sizes a file declares are checked before its datasets are read") {
+  // 2^30 x 2^30 cells (2^60 floats): refused from the header, not allocated.
+  check_refused(declare_shape("grid", "/grid/pressure", {hsize_t(1) << 30, hsize_t(1) << 30}, H5T_NATIVE_FLOAT),
+                {"the file's grid is 1073741824 x 1073741824 cells, the config's 16 x 16"});
+  // 2^40 rows: more than an int holds (it was cut to 0).
+  const std::string rows = declare_shape("rows", "/grid/pressure", {hsize_t(1) << 40, 16}, H5T_NATIVE_FLOAT);
+  check_refused_with(rows, "sim: error: restart: " + rows + ": /grid/pressure has shape (1099511627776, 16)",
+                     {"more cells a side than a grid holds (at most 2147483647)"});
+  // 2^40 particles: more than the config's capacity, refused from the header.
+  check_refused(declare_shape("ids", "/particles/id", {hsize_t(1) << 40}, H5T_NATIVE_UINT32),
+                {"1099511627776 particles do not fit the config's capacity 50"});
+  // (2^60 + 1) x 16 elements wrap to 16 in 64 bits: the dataset would have
+  // been read into a vector of 16 floats.
+  const std::string wrap = declare_shape("wrap", "/grid/u", {(hsize_t(1) << 60) + 1, 16}, H5T_NATIVE_FLOAT);
+  check_refused_with(wrap, "sim: error: restart: " + wrap + ": ", {"dataset 'u' declares more elements than a vector can hold"});
 }

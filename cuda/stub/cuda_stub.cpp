@@ -14,6 +14,7 @@ namespace {
 bool cuda_backend_built() { return false; }
 std::unique_ptr<Backend> make_cuda_backend(const Config&, const Grid&) { not_built(); }
 bool cuda_device_available() { return false; }
+CudaMemoryNeed cuda_memory_need(const Config&, const Grid&) { not_built(); }
 double cuda_copy_bandwidth(std::size_t, int) { not_built(); }
 
 }  // namespace sim

@@ -11,8 +11,7 @@ std::unique_ptr<Backend> make_backend(const Config& cfg, const Grid& grid, std::
   switch (cfg.backend) {
     case BackendKind::cpu: return make_cpu_backend(cfg, grid);
     case BackendKind::cuda:
-      if (!cuda_backend_built())
-        throw std::runtime_error("--backend cuda: this sim was built without CUDA (configure with nvcc on the PATH)");
+      require_backend_built(cfg);
       return make_cuda_backend(cfg, grid);
     case BackendKind::auto_:
       if (cuda_device_available()) return make_cuda_backend(cfg, grid);
@@ -22,6 +21,11 @@ std::unique_ptr<Backend> make_backend(const Config& cfg, const Grid& grid, std::
       return make_cpu_backend(cfg, grid);
   }
   throw std::runtime_error("unknown backend");
+}
+
+void require_backend_built(const Config& cfg) {
+  if (cfg.backend == BackendKind::cuda && !cuda_backend_built())
+    throw std::runtime_error("--backend cuda: this sim was built without CUDA (configure with nvcc on the PATH)");
 }
 
 bool resolves_to_cuda(const Config& cfg) {

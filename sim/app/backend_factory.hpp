@@ -15,4 +15,8 @@ std::unique_ptr<Backend> make_backend(const Config& cfg, const Grid& grid, std::
 // Whether make_backend picks the CUDA backend for this config.
 bool resolves_to_cuda(const Config& cfg);
 
+// Throws make_backend's one-line error for --backend cuda in a build without
+// CUDA, before anything is made.
+void require_backend_built(const Config& cfg);
+
 }  // namespace sim

@@ -20,6 +20,7 @@
 #include "sim/app/backend_factory.hpp"
 #include "sim/app/cli.hpp"
 #include "sim/advection.hpp"
+#include "sim/app/memory_check.hpp"
 #include "sim/simulation.hpp"
 
 namespace sim {
@@ -130,6 +131,9 @@ int run(const Config& cfg, const RunOptions& opts, std::ostream& out, std::ostre
   // system call, so the run would write somewhere else than asked.
   check_path("output directory", cfg.output);
   if (!opts.restart.empty()) check_path("--restart", opts.restart);
+  // Before anything is allocated or created: a run the machine cannot hold
+  // is refused in one line with the memory it needs and what there is.
+  check_run_fits(cfg);
   // Before any work: a run that cannot write its results should not start.
   prepare_output_dir(cfg.output);
   const OutputLock lock(cfg.output);

@@ -14,6 +14,7 @@
 
 #include "cuda/cuda_backend.hpp"
 #include "sim/app/backend_factory.hpp"
+#include "sim/app/memory_check.hpp"
 
 namespace sim {
 namespace {
@@ -114,6 +115,7 @@ int run_bench(const Config& cfg, const BenchOptions& opts, std::ostream& out, st
     std::ostream null_stream(&null_buf);
     std::ostream& log = opts.quiet ? null_stream : out;
     const bool cuda = resolves_to_cuda(cfg);
+    if (!opts.micro) check_run_fits(cfg);  // the matrix runs the config's sizes (the micro suite its own)
     if (!cuda && cfg.backend == BackendKind::auto_) log << "no CUDA device found: benchmarking the CPU backend\n";
     const Ceiling ceiling = measure_ceiling(cuda, opts.copy_mib);
     log << "ceiling: " << ceiling.gbps << " GB/s (" << ceiling.what << ")\n";
