@@ -368,8 +368,8 @@ Core upstream_core(const SimState& s, const Config& c) {
 // Catches quick degrading to central (or any scheme without upwind damping)
 // in the interior: central fills the core with grid-scale noise within a
 // second of flow at Re = 10,000 (cell Reynolds number 1040), quick keeps it
-// uniform. Measured over 2000 steps (t = 12.6 s): quick |v| 0.08-0.105 m/s,
-// |omega| 0.017-0.027 /s; central 0.47-0.97 m/s, 48-86 /s.
+// uniform. Measured over 2000 steps (to t = 12.6 s): quick |v| 0.082-0.105
+// m/s, |omega| 0.017-0.027 /s; central (to t = 10.8 s) 0.47-0.97 m/s, 48-86 /s.
 TEST_CASE("advection: the channel at Re = 10,000 keeps a uniform upstream core with quick, not with central") {
   Core core[2];
   for (sim::AdvectionScheme s : {sim::AdvectionScheme::central, sim::AdvectionScheme::quick}) {
