@@ -3,7 +3,7 @@
 # filled .gpu/ here: the GPU test suite, the same suite shrunk under
 # compute-sanitizer (memcheck, racecheck, initcheck), and two CUDA runs.
 # Logs go to $OUT (or ./device-out).
-# Usage: scripts/device-check.sh [tests|sanitize|racecheck|runs|pressure]...
+# Usage: scripts/device-check.sh [tests|sanitize|racecheck|runs|main|numerics|pressure]...
 set -uo pipefail
 OUT=${OUT:-device-out}
 mkdir -p "$OUT"
@@ -40,6 +40,37 @@ for part in "${parts[@]}"; do
         echo "sim $c rc=$?" | tee -a "$OUT/sim_$c.txt"
         tail -22 "$OUT/sim_$c.txt"
       done ;;
+    main)
+      # the README's main job, both layouts, and the shipped cases' steps/s
+      for layout in soa aos; do
+        LD_LIBRARY_PATH=$L timeout 120 .gpu/sim --layout=$layout --steps 1000 --overwrite --output /tmp/sim_main_$layout \
+          config/box.toml > "$OUT/main_$layout.txt" 2>&1
+        echo "main job $layout rc=$?" | tee -a "$OUT/main_$layout.txt"
+        grep -E "steps/s|strategies|pressure:|particles:" "$OUT/main_$layout.txt"
+      done ;;
+    numerics)
+      # every advection scheme on the GPU at 1024^2 and 4096^2: the cavity at
+      # Re = 1000 (200 steps) and the channel at Re = 10,000 (its own size)
+      for n in 1024 4096; do
+        for adv in central quick; do
+          LD_LIBRARY_PATH=$L timeout 150 .gpu/sim --backend cuda --steps 200 --snapshot-every 0 --overwrite \
+            --output /tmp/sim_cav_${n}_$adv --set domain.nx=$n --set domain.ny=$n --set fluid.viscosity=1e-3 \
+            --set "fluid.advection=\"$adv\"" config/cavity.toml > "$OUT/cavity_${n}_$adv.txt" 2>&1
+          echo "cavity ${n}^2 Re 1000 $adv rc=$?" | tee -a "$OUT/cavity_${n}_$adv.txt"
+          grep -E "steps/s|pressure:|fluid:" "$OUT/cavity_${n}_$adv.txt"
+        done
+      done
+      for adv in central quick; do
+        LD_LIBRARY_PATH=$L timeout 150 .gpu/sim --backend cuda --steps 2000 --snapshot-every 0 --overwrite \
+          --output /tmp/sim_chan_$adv --set fluid.viscosity=3e-5 --set "fluid.advection=\"$adv\"" \
+          config/channel.toml > "$OUT/channel_re1e4_$adv.txt" 2>&1
+        echo "channel Re 10,000 $adv rc=$?" | tee -a "$OUT/channel_re1e4_$adv.txt"
+        grep -E "steps/s|pressure:|fluid:" "$OUT/channel_re1e4_$adv.txt"
+      done
+      # one momentum stage per stencil and scheme (the micro rows)
+      LD_LIBRARY_PATH=$L timeout 200 .gpu/sim bench config/box.toml --micro --micro-sizes 4096,16384 \
+        --micro-particles 1 --pressure-solver jacobi --csv "$OUT/micro_momentum.csv" > "$OUT/micro_momentum.txt" 2>&1
+      echo "micro rc=$?"; grep -E "momentum|copy" "$OUT/micro_momentum.txt" | head -30 ;;
     pressure)
       # iterations and steps/s of each solver against the grid size (cavity, channel)
       SIZES=${SIZES:-"128 256 512 1024 2048 4096"} LIMIT_S=${LIMIT_S:-60} LD_LIBRARY_PATH=$L \

@@ -1,5 +1,7 @@
 #include "sim/app/memory_check.hpp"
 
+#include "sim/particle_physics.hpp"
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -12,6 +14,7 @@
 #include "io/snapshot_thread.hpp"
 #include "sim/app/backend_factory.hpp"
 #include "sim/grid.hpp"
+#include "sim/particle_physics.hpp"
 #include "sim/particles.hpp"
 #include "sim/poisson.hpp"
 #include "sim/state.hpp"
@@ -84,15 +87,18 @@ MemoryNeed host_memory_need(const Config& cfg, bool cuda) {
 
   Holding setup, stepping;
   if (!cuda) {
-    // sim/cpu/cpu_backend.cpp: 12 fields (u v, two RK2 stages of each, fu fv,
-    // phi and its twin, rhs, open), one more with fluid.advection = quick
-    // and obstacles (the clearance field); the particles in SoA and AoS; the
-    // drag reactions (x, y, ax, ay and a row) when two-way.
+    // sim/cpu/cpu_backend.cpp: 10 fields (u v, the saved and stage copies
+    // of each, phi and its twin, rhs, open), 6 more when two-way (M, A, B
+    // per component) and 1 more with fluid.advection = quick and obstacles
+    // (the clearance field); the particles in SoA and AoS; per particle when
+    // two-way, the deposit record (x, y and 4 values), its row and the
+    // coefficients of both components.
     const uint64_t clearance = cfg.advection == AdvectionScheme::quick && !cfg.obstacles.empty() ? 1 : 0;
-    const Bytes fields = points * ((12 + clearance) * kReal);
+    const Bytes fields = points * ((cfg.two_way ? 16 : 10) * kReal + clearance * kReal);
     const Bytes solver = cpu_solver_bytes(cfg, points, cells);
     const Bytes particles = slots * (2 * kParticle);
-    const Bytes reactions = cfg.two_way ? slots * (4 * kReal + sizeof(int)) : Bytes(0);
+    const Bytes reactions =
+        cfg.two_way ? slots * (6 * kReal + sizeof(int) + 2 * sizeof(CouplingCoeffs)) : Bytes(0);
     setup = {state_grid + hierarchy + fields + solver, state_particles + particles};
     stepping = {fields + solver + snapshots.grid, particles + reactions + snapshots.particles};
   } else {
