@@ -4,6 +4,8 @@
 
 #include <signal.h>
 
+#include <array>
+#include <cstdio>
 #include <filesystem>
 #include <set>
 #include <string>
@@ -13,6 +15,7 @@
 #include "io/output_lock.hpp"
 #include "io/snapshot_files.hpp"
 #include "io/snapshot_reader.hpp"
+#include "sim/app/backend_factory.hpp"
 #include "sim/app/memory_check.hpp"
 #include "support/cases.hpp"
 #include "support/cli.hpp"
@@ -370,4 +373,42 @@ TEST_CASE("cli: a grid that fits the index but not this machine's memory is refu
                         " of host memory (grid ", 0) == 0);
   CHECK(r.out.find(" available\n") != std::string::npos);
   CHECK_FALSE(std::filesystem::exists(dir + "/out"));
+}
+
+// Catches a small case run on every core (slower than one thread: each
+// parallel region's fork and barrier cost more than its work) and a large
+// one left on one thread.
+TEST_CASE("cli: the CPU backend's threads fit the work, unless OMP_NUM_THREADS says otherwise") {
+  const Config b = load_config(box);  // 96^2 cells, 20,000 particles
+  const SimState s = make_initial_state(b);
+  CHECK(cpu_threads_for(b, s, 16) == 1);
+  Config big = b;
+  big.nx = big.ny = 1024;
+  big.regions.clear();
+  const SimState empty;
+  CHECK(cpu_threads_for(big, empty, 16) == 16);
+  CHECK(cpu_threads_for(big, empty, 2) == 2);
+  big.nx = big.ny = 256;  // 65,536 cells: two threads' worth
+  CHECK(cpu_threads_for(big, empty, 16) == 2);
+
+  const std::string dir = test::scratch_dir("cli_threads");
+  const std::string run = "--backend cpu --steps 2 --output " + dir + "/out --overwrite " + box;
+  const std::string cmd = "env -u OMP_NUM_THREADS -u OMP_WAIT_POLICY -u GOMP_SPINCOUNT " + std::string(SIM_EXECUTABLE) +
+                          " " + run + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  REQUIRE(p != nullptr);
+  std::string out;
+  std::array<char, 4096> buf{};
+  while (fgets(buf.data(), buf.size(), p)) out += buf.data();
+  CHECK(pclose(p) == 0);
+  INFO(out);
+  CHECK(out.find("backend: cpu (1 OpenMP threads)") != std::string::npos);
+  const std::string forced = "env OMP_NUM_THREADS=3 " + std::string(SIM_EXECUTABLE) + " " + run + " 2>&1";
+  p = popen(forced.c_str(), "r");
+  REQUIRE(p != nullptr);
+  out.clear();
+  while (fgets(buf.data(), buf.size(), p)) out += buf.data();
+  CHECK(pclose(p) == 0);
+  INFO(out);
+  CHECK(out.find("backend: cpu (3 OpenMP threads)") != std::string::npos);
 }

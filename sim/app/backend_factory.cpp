@@ -1,5 +1,10 @@
 #include "sim/app/backend_factory.hpp"
 
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <stdexcept>
 
 #include "cuda/cuda_backend.hpp"
@@ -26,6 +31,19 @@ std::unique_ptr<Backend> make_backend(const Config& cfg, const Grid& grid, std::
 void require_backend_built(const Config& cfg) {
   if (cfg.backend == BackendKind::cuda && !cuda_backend_built())
     throw std::runtime_error("--backend cuda: this sim was built without CUDA (configure with nvcc on the PATH)");
+}
+
+int cpu_threads_for(const Config& cfg, const SimState& s, int processors) {
+  int64_t alive = 0;
+  for (const auto a : s.particles.alive) alive += a != 0;
+  const double work = double(cfg.nx) * cfg.ny + 0.5 * double(std::max<int64_t>(alive, cfg.particle_capacity()));
+  const double threads = std::max(1.0, std::floor(work / kCpuWorkPerThread));
+  return static_cast<int>(std::min<double>(threads, std::max(processors, 1)));
+}
+
+void fit_cpu_threads(const Config& cfg, const SimState& s) {
+  if (std::getenv("OMP_NUM_THREADS") != nullptr) return;  // the user's choice stands
+  omp_set_num_threads(cpu_threads_for(cfg, s, omp_get_num_procs()));
 }
 
 bool resolves_to_cuda(const Config& cfg) {

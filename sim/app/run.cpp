@@ -151,6 +151,7 @@ int run(const Config& cfg, const RunOptions& opts, std::ostream& out, std::ostre
   if (!opts.restart.empty() && !opts.quiet)
     out << "restart: step " << state.step << ", t = " << state.time << " s from " << opts.restart << "\n";
   std::string notice;
+  fit_cpu_threads(cfg, state);
   std::unique_ptr<Backend> backend = make_backend(cfg, state.grid, &notice);
   if (!notice.empty() && !opts.quiet) out << notice << "\n";
   if (!opts.quiet) out << "backend: " << backend->name() << "\n";

@@ -4,10 +4,14 @@
 // them.
 #pragma once
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <sstream>
+#include <string>
 
 #include "sim/config.hpp"
 #include "sim/state.hpp"
+#include "support/cases.hpp"
 
 namespace sim::test {
 
@@ -89,6 +93,32 @@ inline Config ghia_cavity(int n, double re, BackendKind backend) {
   c.dt_max = 1.0;
   c.backend = backend;
   return c;
+}
+
+// The cavity of ghia_cavity run to t_end: its worst difference to Ghia (Re
+// 100 or 1000 tables), its centreline extrema and a line saying so.
+struct CavityRun {
+  double ghia_worst;
+  CentrelineExtrema extrema;
+  std::string summary;
+};
+
+inline CavityRun run_ghia_cavity(int n, double re, double t_end, BackendKind backend) {
+  const Config c = ghia_cavity(n, re, backend);
+  auto s = make_sim(c);
+  const auto t0 = std::chrono::steady_clock::now();
+  while (s->time() < t_end) s->step();
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const SimState st = s->download();
+  CavityRun r;
+  r.ghia_worst = re == 1000 ? ghia_worst(st, kGhiaU1000, kGhiaV1000) : ghia_worst(st, kGhiaU100, kGhiaV100);
+  r.extrema = centreline_extrema(st);
+  std::ostringstream m;
+  m << n << "x" << n << " Re = " << re << ", t = " << s->time() << " (" << s->step_index() << " steps, " << secs
+    << " s): worst |u - u_Ghia|, |v - v_Ghia| on the centrelines = " << r.ghia_worst << "; extrema u_min "
+    << r.extrema.u_min << " v_max " << r.extrema.v_max << " v_min " << r.extrema.v_min;
+  r.summary = m.str();
+  return r;
 }
 
 }  // namespace sim::test
