@@ -92,14 +92,7 @@ __global__ void __launch_bounds__(kParticleBlock) particle_step_kernel(KP kp, Vi
   // The watchdog's particle half: compares in registers; the atomic only
   // runs for a particle that is already lost.
   if (!finite_motion(s) || !finite_motion(up.s)) atomicAdd(counters + kNonFinite, 1ull);
-  p.x(i) = up.s.x;
-  p.y(i) = up.s.y;
-  p.vx(i) = up.s.vx;
-  p.vy(i) = up.s.vy;
-  if (!up.inside) {
-    p.alive(i) = 0;
-    atomicAdd(counters + kRemoved, 1ull);
-  }
+  if (store_update(p, i, up)) atomicAdd(counters + kRemoved, 1ull);
 }
 
 // Sorted pairs: a slot's 8 keys and 8 values are one 32-byte sector each,

@@ -225,6 +225,20 @@ SIM_HD ParticleUpdate update_particle(ParticleMotion s, real d, real ufx, real u
   return u;
 }
 
+// Writes an update into slot i of a particle view (AoS or SoA); true when
+// the particle left through an outflow (its slot is marked dead), for the
+// caller's count.
+template <class View>
+SIM_HD bool store_update(const View& p, int64_t i, const ParticleUpdate& up) {
+  p.x(i) = up.s.x;
+  p.y(i) = up.s.y;
+  p.vx(i) = up.s.vx;
+  p.vy(i) = up.s.vy;
+  if (up.inside) return false;
+  p.alive(i) = 0;
+  return true;
+}
+
 // Map a u face touched by a deposit to the face that owns its momentum
 // (periodic duplicates and halo wrap onto the interior); -1 = not a fluid unknown.
 SIM_HD int deposit_face_u(int i, int j, const Constants& k) {

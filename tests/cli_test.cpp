@@ -4,8 +4,6 @@
 
 #include <signal.h>
 
-#include <array>
-#include <cstdio>
 #include <filesystem>
 #include <set>
 #include <string>
@@ -393,22 +391,12 @@ TEST_CASE("cli: the CPU backend's threads fit the work, unless OMP_NUM_THREADS s
 
   const std::string dir = test::scratch_dir("cli_threads");
   const std::string run = "--backend cpu --steps 2 --output " + dir + "/out --overwrite " + box;
-  const std::string cmd = "env -u OMP_NUM_THREADS -u OMP_WAIT_POLICY -u GOMP_SPINCOUNT " + std::string(SIM_EXECUTABLE) +
-                          " " + run + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  REQUIRE(p != nullptr);
-  std::string out;
-  std::array<char, 4096> buf{};
-  while (fgets(buf.data(), buf.size(), p)) out += buf.data();
-  CHECK(pclose(p) == 0);
-  INFO(out);
-  CHECK(out.find("backend: cpu (1 OpenMP threads)") != std::string::npos);
-  const std::string forced = "env OMP_NUM_THREADS=3 " + std::string(SIM_EXECUTABLE) + " " + run + " 2>&1";
-  p = popen(forced.c_str(), "r");
-  REQUIRE(p != nullptr);
-  out.clear();
-  while (fgets(buf.data(), buf.size(), p)) out += buf.data();
-  CHECK(pclose(p) == 0);
-  INFO(out);
-  CHECK(out.find("backend: cpu (3 OpenMP threads)") != std::string::npos);
+  const test::SimResult fitted = test::run_sim(run, "env -u OMP_NUM_THREADS -u OMP_WAIT_POLICY -u GOMP_SPINCOUNT");
+  INFO(fitted.out);
+  CHECK(fitted.status == 0);
+  CHECK(fitted.out.find("backend: cpu (1 OpenMP threads)") != std::string::npos);
+  const test::SimResult forced = test::run_sim(run, "env OMP_NUM_THREADS=3");
+  INFO(forced.out);
+  CHECK(forced.status == 0);
+  CHECK(forced.out.find("backend: cpu (3 OpenMP threads)") != std::string::npos);
 }

@@ -102,13 +102,7 @@ void compare_variants(const std::string& what, const sim::Config& base, const si
     var.apply(c);
     INFO(what << ": " << var.name());
     const sim::test::Differences d = sim::test::gpu_vs_cpu(run_from(c, start, kSteps), cpu, closed);
-    CAPTURE(d.u);
-    CAPTURE(d.v);
-    CAPTURE(d.phi);
-    CAPTURE(d.x);
-    CAPTURE(d.y);
-    CAPTURE(d.vx);
-    CAPTURE(d.vy);
+    INFO(d.text());
     CHECK(d.same_slots);
     CHECK(d.same_counters);
     const bool tex = var.sampling == sim::Sampling::texture, atom = var.deposit == sim::Deposit::atomic;

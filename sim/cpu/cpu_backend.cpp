@@ -376,14 +376,7 @@ void CpuBackend::particles_impl(View p, uint64_t first_id, int64_t count) {
     sample_velocity(u_.data(), v_.data(), s.x, s.y, k_, ufx, ufy);
     const ParticleUpdate up = update_particle(s, d, ufx, ufy, cx, cy, k_);
     if (!finite_motion(s) || !finite_motion(up.s)) ++nonfinite;
-    p.x(i) = up.s.x;
-    p.y(i) = up.s.y;
-    p.vx(i) = up.s.vx;
-    p.vy(i) = up.s.vy;
-    if (!up.inside) {
-      p.alive(i) = 0;
-      ++removed;
-    }
+    if (store_update(p, i, up)) ++removed;
   }
   counters_.removed += removed;
   nonfinite_ += nonfinite;

@@ -42,8 +42,9 @@ struct SimResult {
 };
 
 // `sim ARGS` through the shell (ARGS quoted by the caller where needed).
-inline SimResult run_sim(const std::string& args) {
-  const std::string cmd = std::string(SIM_EXECUTABLE) + " " + args + " 2>&1";
+// `env`: a prefix such as "env -u OMP_NUM_THREADS" (empty: the suite's environment).
+inline SimResult run_sim(const std::string& args, const std::string& env = "") {
+  const std::string cmd = (env.empty() ? "" : env + " ") + std::string(SIM_EXECUTABLE) + " " + args + " 2>&1";
   SimResult r;
   FILE* p = popen(cmd.c_str(), "r");
   REQUIRE(p != nullptr);

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -91,6 +92,13 @@ struct Differences {
   bool same_counters = true;            // removed and recycled
   double fluid() const { return std::max({u, v, phi}); }
   double particles() const { return std::max({x, y, vx, vy}); }
+  // Every difference, for INFO beside the checks.
+  std::string text() const {
+    std::ostringstream o;
+    o << "u " << u << ", v " << v << ", phi " << phi << "; particles x " << x << ", y " << y << ", vx " << vx
+      << ", vy " << vy;
+    return o.str();
+  }
 };
 
 // Relative L2 differences of a GPU state to the CPU reference. `closed`: no

@@ -66,6 +66,16 @@ void randomize(SimState& s, uint64_t seed) {
     }
 }
 
+// The randomized state of a sweep benchmark, built for the first variant
+// that runs (none may: the suite can be out of time), then shared.
+const SimState& random_state(std::unique_ptr<SimState>& s, const Config& base, uint64_t seed) {
+  if (!s) {
+    s = std::make_unique<SimState>(make_initial_state(base));
+    randomize(*s, seed);
+  }
+  return *s;
+}
+
 bool out_of_time(const BenchOptions& o) { return o.max_seconds > 0 && bench_clock_s() > o.max_seconds; }
 
 struct Timing {
@@ -171,11 +181,7 @@ void sweeps(Context& x, const Config& cfg, int n) {
       std::string error;
       std::unique_ptr<Backend> b;
       if (!out_of_time(x.opts)) {
-        if (!s) {
-          s = std::make_unique<SimState>(make_initial_state(base));
-          randomize(*s, cfg.seed);
-        }
-        b = fresh_backend(x, c, *s, dt, error);
+        b = fresh_backend(x, c, random_state(s, base, cfg.seed), dt, error);
         try {
           if (b) {
             b->compute_rhs();  // rhs = div(u)/dt of the random velocity
@@ -247,11 +253,7 @@ void momentum_stages(Context& x, const Config& cfg, int n) {
       std::string error;
       std::unique_ptr<Backend> b;
       if (!out_of_time(x.opts)) {
-        if (!s) {
-          s = std::make_unique<SimState>(make_initial_state(base));
-          randomize(*s, cfg.seed);
-        }
-        b = fresh_backend(x, c, *s, dt, error);
+        b = fresh_backend(x, c, random_state(s, base, cfg.seed), dt, error);
         if (b) {
           row.set("backend", b->name());
           b->copy_velocity(VelocityField::current, VelocityField::saved);  // with the halo just filled
