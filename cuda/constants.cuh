@@ -14,7 +14,10 @@
 #pragma once
 #include <cuda_runtime.h>
 
+#include <cstddef>
+
 #include "cuda/check.hpp"
+
 #include "sim/constants.hpp"
 
 namespace sim::cuda {
@@ -34,6 +37,12 @@ struct InGlobalMemory {
 // Pageable source: the copy is staged before returning, so `c` may change at once.
 inline void upload_unit_constants(const Constants& c, cudaStream_t s) {
   SIM_CUDA_CHECK(cudaMemcpyToSymbolAsync(c_constants, &c, sizeof(Constants), 0, cudaMemcpyHostToDevice, s));
+}
+
+// dt alone, from the device copy: a recorded step changes it without the host.
+inline void copy_unit_dt(const Constants* k_dev, cudaStream_t s) {
+  SIM_CUDA_CHECK(cudaMemcpyToSymbolAsync(c_constants, &k_dev->dt, sizeof(real), offsetof(Constants, dt),
+                                         cudaMemcpyDeviceToDevice, s));
 }
 
 // Calls body(kp) with the policy object the run asked for.

@@ -3,6 +3,9 @@
 // reads back only the scalars that decide dt and convergence.
 #include <climits>
 #include <cmath>
+#include <cstddef>
+#include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -13,6 +16,7 @@
 #include "cuda/cuda_fft.hpp"
 #include "cuda/device.hpp"
 #include "cuda/device_buffer.hpp"
+#include "cuda/graph.hpp"
 #include "cuda/kernels.hpp"
 #include "cuda/memory_plan.hpp"
 #include "cuda/particle_store.hpp"
@@ -129,15 +133,16 @@ class CudaBackend final : public Backend {
     return ready_state(std::move(header));
   }
 
+  // The device copy always (the float64 projection and the device clock
+  // read it); the __constant__ blocks too when the kernels read those.
   void set_constants(const Constants& c) override {
     k_ = c;
+    k_dev_.upload(&k_, 1, exec_.stream);
     if (cfg_.constants == ConstantsIn::constant) {
       upload_fluid_constants(c, exec_.stream);
       upload_pressure_constants(c, exec_.stream);
       upload_particle_constants(c, exec_.stream);
       upload_reduction_constants(c, exec_.stream);
-    } else {
-      k_dev_.upload(&k_, 1, exec_.stream);
     }
   }
 
@@ -155,8 +160,30 @@ class CudaBackend final : public Backend {
   // updated fluid, with coefficients from the same deposited mass.
   void step_particles(uint64_t first_id, int64_t count) override {
     if (plan_.capacity == 0) return;
+    sort_if_due();
+    move_particles();
+    inject_particles(exec_, store_.current(), first_id, count, cfg_.seed, inj_, counters_.data());
+  }
+
+  // The same, the injection drawn on the device; the launches after the
+  // sort recorded once per particle bank (the sort swaps the banks).
+  void step_particles_on_device() override {
+    if (plan_.capacity == 0) return;
+    sort_if_due();
+    segment_of(kParticleSegment, store_.bank(), [&] {
+      move_particles();
+      if (cfg_.inject.rate > 0)
+        inject_particles(exec_, store_.current(), step_state(), cfg_.seed, inj_, counters_.data());
+    });
+  }
+
+  void sort_if_due() {
     if (plan_.sorts && particle_steps_ % cfg_.sort_every == 0) sort_by_cell();
     ++particle_steps_;
+  }
+
+  // Coupling, then every particle's step (no host decision in here).
+  void move_particles() {
     const bool two_way = k_.two_way != 0 && plan_.couples;
     if (two_way) {
       mu_.zero(exec_.stream);
@@ -191,7 +218,6 @@ class CudaBackend final : public Backend {
     a.mv = two_way ? mv_.data() : nullptr;
     a.counters = counters_.data();
     cuda::step_particles(exec_, store_.current(), a);
-    inject_particles(exec_, store_.current(), first_id, count, cfg_.seed, inj_, counters_.data());
   }
 
   void copy_velocity(VelocityField from, VelocityField to) override {
@@ -222,6 +248,20 @@ class CudaBackend final : public Backend {
   }
   int64_t nonfinite_particles() override { return nonfinite_; }
 
+  void compute_rhs_on_device(int solve) override {
+    cuda::compute_rhs(exec_, so_, u_.data(), v_.data(), open_.data(), rhs_.data(), partials_.data());
+    sum_to_device(exec_, scratch(), partials_.data(), static_cast<int>(partials_.size()),
+                  solve_field<double>(offsetof(StepRecord, rhs2), solve));
+    SIM_CUDA_CHECK(cudaMemcpyAsync(solve_field<uint64_t>(offsetof(StepRecord, nonfinite), solve),
+                                   counters_.data() + kNonFinite, sizeof(uint64_t), cudaMemcpyDeviceToDevice,
+                                   exec_.stream));
+  }
+
+  void poisson_residual_on_device(int solve) override {
+    if (!fft_) throw std::logic_error("cuda: the residual on the device is the transform solve's");
+    fft_->residual_sum_to(rhs_.data(), x_.data(), open_.data(), solve_field<double>(offsetof(StepRecord, residual2), solve));
+  }
+
   void fill_pressure_halo() override { cuda::fill_pressure_halo(exec_, phi_.data()); }
 
   void jacobi_sweep() override {
@@ -243,8 +283,8 @@ class CudaBackend final : public Backend {
   void project() override {
     // the float64 pressure of the multigrid or transform solve, else phi
     if (poisson_ || fft_)
-      cuda::project_from_double(exec_.stream, k_, poisson_ ? poisson_->x() : x_.data(), open_.data(), u_.data(),
-                                v_.data());
+      cuda::project_from_double(exec_.stream, k_dev_.data(), g_.nx, g_.ny, poisson_ ? poisson_->x() : x_.data(),
+                                open_.data(), u_.data(), v_.data());
     else
       cuda::project(exec_, so_, phi_.data(), open_.data(), u_.data(), v_.data());
     cuda::fill_velocity_halo(exec_, u_.data(), v_.data());
@@ -298,8 +338,120 @@ class CudaBackend final : public Backend {
   }
   void pcg_finish() override { mg().finish(phi_.data()); }
 
+  void pcg_start_on_device(int solve, double tolerance, int max_iterations) override {
+    mg().start_on_device(rhs_.data(), open_.data(), solve_field<double>(offsetof(StepRecord, rhs2), solve), tolerance,
+                         max_iterations, solve_field<int64_t>(offsetof(StepRecord, iterations), solve),
+                         solve_field<double>(offsetof(StepRecord, relative), solve));
+  }
+  void pcg_step_on_device(int solve, double tolerance, int max_iterations) override {
+    mg().step_on_device(tolerance, max_iterations, solve_field<int64_t>(offsetof(StepRecord, iterations), solve),
+                        solve_field<double>(offsetof(StepRecord, relative), solve));
+  }
+
+  // A while node in the segment being recorded: its condition loaded from
+  // the loop state now and at the end of every pass; the body recorded from
+  // a second stream into the node's graph.
+  void repeat_on_device(const std::function<void()>& body) override {
+    const cudaStream_t s = exec_.stream;
+    cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+    cudaGraph_t graph = nullptr;
+    SIM_CUDA_CHECK(cudaStreamGetCaptureInfo(s, &status, nullptr, &graph));
+    if (status != cudaStreamCaptureStatusActive)
+      throw std::logic_error("cuda: repeat_on_device outside a recorded segment");
+    cudaGraphConditionalHandle h{};
+    SIM_CUDA_CHECK(cudaGraphConditionalHandleCreate(&h, graph, 0, cudaGraphCondAssignDefault));
+    mg().load_condition(h);
+    const cudaGraphNode_t* deps = nullptr;
+    size_t n = 0;
+    SIM_CUDA_CHECK(cudaStreamGetCaptureInfo(s, &status, nullptr, &graph, &deps, nullptr, &n));
+    cudaGraphNodeParams cp{};
+    cp.type = cudaGraphNodeTypeConditional;
+    cp.conditional.handle = h;
+    cp.conditional.type = cudaGraphCondTypeWhile;
+    cp.conditional.size = 1;
+    cudaGraphNode_t node = nullptr;
+    SIM_CUDA_CHECK(cudaGraphAddNode(&node, graph, deps, nullptr, n, &cp));
+    SIM_CUDA_CHECK(cudaStreamUpdateCaptureDependencies(s, &node, nullptr, 1, cudaStreamSetCaptureDependencies));
+    cudaGraph_t body_graph = cp.conditional.phGraph_out[0];
+    const cudaStream_t b = body_stream_.get();
+    SIM_CUDA_CHECK(cudaStreamBeginCaptureToGraph(b, body_graph, nullptr, nullptr, 0, cudaStreamCaptureModeRelaxed));
+    exec_.stream = b;
+    mg().set_stream(b);
+    auto restore = [&] {
+      exec_.stream = s;
+      mg().set_stream(s);
+    };
+    try {
+      body();
+      mg().load_condition(h);
+    } catch (...) {
+      restore();
+      (void)cudaStreamEndCapture(b, &body_graph);
+      throw;
+    }
+    restore();
+    SIM_CUDA_CHECK(cudaStreamEndCapture(b, &body_graph));
+  }
+
   PhaseTimer& timer() override { return timer_; }
   void synchronize() override { stream_.synchronize(); }
+
+  // ---- stepping without host round trips ----
+  bool asynchronous() const override { return true; }
+
+  void segment(int key, const std::function<void()>& ops) override { segment_of(key, 0, ops); }
+
+  void start_device_clock(const DeviceClock& clock, const DtRule& rule) override {
+    rule_ = rule;
+    if (step_state_.size() == 0) step_state_.allocate(1, "device step state");
+    DeviceStepState init{};
+    init.clock = clock;
+    step_state_.upload(&init, 1, exec_.stream);
+    if (ring_.size() == 0) {
+      ring_.allocate(kRing, "step records");
+      ring_events_.clear();
+      for (int k = 0; k < kRing; ++k) ring_events_.emplace_back(cudaEventDisableTiming | cudaEventBlockingSync);
+    }
+    head_ = tail_ = 0;
+    stream_.synchronize();  // before `init` goes
+    graphs_ = true;
+  }
+
+  void choose_dt_on_device() override {
+    if (rule_.fixed_dt <= 0) velocity_rate_on_device(exec_, scratch(), u_.data(), v_.data(), step_state());
+    cuda::choose_dt_on_device(exec_, rule_, step_state(), k_dev_.data());
+  }
+
+  void scale_dt_on_device(real factor) override {
+    cuda::scale_dt_on_device(exec_, factor, step_state(), k_dev_.data());
+  }
+
+  void close_record() override {
+    if (head_ - tail_ >= kRing) throw std::logic_error("cuda: more step records in flight than the ring holds");
+    const int slot = static_cast<int>(head_ % kRing);
+    SIM_CUDA_CHECK(cudaMemcpyAsync(ring_.data() + slot, record_field<StepRecord>(0), sizeof(StepRecord),
+                                   cudaMemcpyDeviceToHost, exec_.stream));
+    ring_events_[slot].record(exec_.stream);
+    ++head_;
+  }
+
+  bool take_record(StepRecord& r, bool wait) override {
+    if (tail_ == head_) return false;
+    const int slot = static_cast<int>(tail_ % kRing);
+    const cudaEvent_t ev = ring_events_[slot].get();
+    if (wait) {
+      SIM_CUDA_CHECK(cudaEventSynchronize(ev));
+    } else {
+      const cudaError_t q = cudaEventQuery(ev);
+      if (q == cudaErrorNotReady) return false;
+      SIM_CUDA_CHECK(q);
+    }
+    r = ring_.data()[slot];
+    ++tail_;
+    return true;
+  }
+
+  int records_in_flight() const override { return static_cast<int>(head_ - tail_); }
 
  private:
   CudaPoisson& mg() {
@@ -311,6 +463,31 @@ class CudaBackend final : public Backend {
   }
 
   ReduceScratch scratch() { return {&reduce_ws_, scalars_.data(), host_scalars_.data()}; }
+
+  DeviceStepState* step_state() { return step_state_.data(); }
+  // Solve `solve`'s entry of a two-element field of the device record.
+  template <class T>
+  T* solve_field(size_t offset, int solve) {
+    return record_field<T>(offset + static_cast<size_t>(solve) * sizeof(T));
+  }
+  // A field of the device record, by byte offset into StepRecord.
+  template <class T>
+  T* record_field(size_t offset) {
+    char* rec = reinterpret_cast<char*>(step_state()) + offsetof(DeviceStepState, rec);
+    return reinterpret_cast<T*>(rec + offset);
+  }
+
+  // segment() with a second key for the backend's own buffer state.
+  void segment_of(int key, int variant, const std::function<void()>& ops) {
+    if (!graphs_) {
+      ops();
+      return;
+    }
+    const std::pair<int, int> k{key, variant};
+    auto it = graphs_by_key_.find(k);
+    if (it == graphs_by_key_.end()) it = graphs_by_key_.emplace(k, GraphExec::record(exec_.stream, ops)).first;
+    it->second.launch(exec_.stream);
+  }
 
   void copy(DeviceBuffer<real>& dst, const DeviceBuffer<real>& src) {
     SIM_CUDA_CHECK(cudaMemcpyAsync(dst.data(), src.data(), src.bytes(), cudaMemcpyDeviceToDevice, exec_.stream));
@@ -343,6 +520,7 @@ class CudaBackend final : public Backend {
   StencilOpts so_;
   MemoryPlan plan_;
   Stream stream_;
+  Stream body_stream_;  // records the body of a loop on the device (repeat_on_device)
   Exec exec_;
   EventTimer timer_;
   Constants k_{};
@@ -366,6 +544,17 @@ class CudaBackend final : public Backend {
   std::optional<SnapshotStaging> staging_;  // made at the first snapshot; a pending one keeps its own slot alive
   std::unique_ptr<CudaFftPoisson> fft_;  // after fft_setup: project() uses x_
   DeviceBuffer<double> x_;               // float64 pressure of the transform solve
+  // stepping on the device: the step's clock and record, the host ring
+  // the records come back into, and the recorded segments
+  static constexpr int kRing = 32;
+  static constexpr int kParticleSegment = 1000;  // past Simulation's segment keys
+  DtRule rule_{};
+  DeviceBuffer<DeviceStepState> step_state_;
+  PinnedBuffer<StepRecord> ring_;
+  std::vector<Event> ring_events_;
+  int64_t head_ = 0, tail_ = 0;
+  bool graphs_ = false;
+  std::map<std::pair<int, int>, GraphExec> graphs_by_key_;
   bool permuted_ = false;  // slots out of canonical order since the last upload
   int64_t particle_steps_ = 0;
   int64_t nonfinite_ = 0;  // kNonFinite as of the last compute_rhs

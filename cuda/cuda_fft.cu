@@ -358,6 +358,14 @@ void CudaFftPoisson::solve(const real* rhs, double* x, real* phi) {
 
 double CudaFftPoisson::residual_norm(const real* rhs, const double* x, const real* open) {
   Impl& m = *impl_;
+  residual_sum_to(rhs, x, open, m.scalars.data() + 1);
+  SIM_CUDA_CHECK(cudaMemcpyAsync(m.host.data(), m.scalars.data() + 1, sizeof(double), cudaMemcpyDeviceToHost, m.stream));
+  SIM_CUDA_CHECK(cudaStreamSynchronize(m.stream));
+  return std::sqrt(m.host[0]);
+}
+
+void CudaFftPoisson::residual_sum_to(const real* rhs, const double* x, const real* open, double* out) {
+  Impl& m = *impl_;
   const FftProblem& p = m.p;
   rhs_sum_kernel<<<m.blocks, kReduceThreads, 0, m.stream>>>(rhs, open, p.nx, p.ny, p.pitch, m.partials.data());
   SIM_CUDA_CHECK_LAUNCH("rhs_sum_kernel");
@@ -367,11 +375,8 @@ double CudaFftPoisson::residual_norm(const real* rhs, const double* x, const rea
                                                              static_cast<real>(p.cx), static_cast<real>(p.cy),
                                                              m.partials.data());
   SIM_CUDA_CHECK_LAUNCH("residual_kernel");
-  sum_kernel<<<1, kReduceThreads, 0, m.stream>>>(m.partials.data(), m.blocks, m.scalars.data() + 1);
+  sum_kernel<<<1, kReduceThreads, 0, m.stream>>>(m.partials.data(), m.blocks, out);
   SIM_CUDA_CHECK_LAUNCH("sum_kernel");
-  SIM_CUDA_CHECK(cudaMemcpyAsync(m.host.data(), m.scalars.data() + 1, sizeof(double), cudaMemcpyDeviceToHost, m.stream));
-  SIM_CUDA_CHECK(cudaStreamSynchronize(m.stream));
-  return std::sqrt(m.host[0]);
 }
 
 }  // namespace sim::cuda

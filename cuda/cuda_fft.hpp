@@ -45,6 +45,8 @@ class CudaFftPoisson {
   // ||b - A x||_2 over fluid cells in float64, b = rhs minus its mean over
   // fluid cells if singular (open: the mask, may be null). Synchronises.
   double residual_norm(const real* rhs, const double* x, const real* open);
+  // Its square written to the device double *out; enqueued, no sync.
+  void residual_sum_to(const real* rhs, const double* x, const real* open, double* out);
 
 
   // Device bytes of an nx x ny solve besides x: the spectrum, an estimate of

@@ -234,6 +234,39 @@ double CudaPoisson::residual_norm(const float* rhs, const float* open) {
   return std::sqrt(finish_sum(n_partials_, 0));
 }
 
+void CudaPoisson::start_on_device(const float* rhs, const float* open, const double* rhs2, double tolerance,
+                                  int max_iterations, int64_t* rec_iterations, double* rec_relative) {
+  flush();
+  if (pcg_.size() == 0) pcg_.allocate(1, "MGPCG device scalars");
+  PcgState* st = pcg_.data();
+  const DeviceLevel& l0 = levels_[0];
+  x_.zero(stream_);
+  const double* mean = mean_on_device(rhs);
+  pcg_start(stream_, l0, rhs, open, mean, r_.data(), partials_.data());
+  pcg_final_sum(stream_, partials_.data(), n_partials_, &st->r2, 0.0);
+  pcg_init_on_device(stream_, st, rhs2, tolerance, max_iterations, rec_iterations, rec_relative);
+}
+
+// dot_rz, direction, apply and update as on the host, alpha and beta and
+// the exit tests on the device.
+void CudaPoisson::step_on_device(double tolerance, int max_iterations, int64_t* rec_iterations, double* rec_relative) {
+  flush();
+  PcgState* st = pcg_.data();
+  const DeviceLevel& l0 = levels_[0];
+  pcg_dot(stream_, l0, r_.data(), l0.e, partials_.data());
+  pcg_final_sum(stream_, partials_.data(), n_partials_, &st->rz, 0.0);
+  pcg_beta_on_device(stream_, st);
+  pcg_direction(stream_, l0, ghosts_, l0.e, 0.0, p_.data(), &st->beta);
+  pcg_apply(stream_, l0, p_.data(), q_.data(), partials_.data());
+  pcg_final_sum(stream_, partials_.data(), n_partials_, &st->pq, 0.0);
+  pcg_alpha_on_device(stream_, st);
+  pcg_update(stream_, l0, 0.0, p_.data(), q_.data(), x_.data(), r_.data(), partials_.data(), st);
+  pcg_final_sum(stream_, partials_.data(), n_partials_, &st->r2, 0.0);
+  pcg_check_on_device(stream_, st, tolerance, max_iterations, rec_iterations, rec_relative);
+}
+
+void CudaPoisson::load_condition(cudaGraphConditionalHandle h) { pcg_load_condition(stream_, h, pcg_.data()); }
+
 void CudaPoisson::finish(float* phi) {
   flush();
   const DeviceLevel& l0 = levels_[0];

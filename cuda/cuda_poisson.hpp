@@ -46,6 +46,17 @@ class CudaPoisson {
   double residual_norm(const float* rhs, const float* open);  // poisson_residual_norm
   void finish(float* phi);                            // pcg_finish
 
+  // The loop's scalars on the device (PressureOps::pcg_start_on_device...):
+  // rhs2 is the device ||rhs||^2 of this solve; the record pointers take the
+  // iterations and the relative residual.
+  void start_on_device(const float* rhs, const float* open, const double* rhs2, double tolerance, int max_iterations,
+                       int64_t* rec_iterations, double* rec_relative);
+  void step_on_device(double tolerance, int max_iterations, int64_t* rec_iterations, double* rec_relative);
+  void load_condition(cudaGraphConditionalHandle h);  // the while node's condition: go on
+  // The stream the launches go to (a recorded loop body is captured from a second one).
+  cudaStream_t stream() const { return stream_; }
+  void set_stream(cudaStream_t s) { stream_ = s; }
+
   const double* x() const { return x_.data(); }
   int levels() const { return static_cast<int>(levels_.size()); }
 
@@ -73,6 +84,7 @@ class CudaPoisson {
   DeviceBuffer<double> x_, r_, p_, q_;
   DeviceBuffer<double> partials_;
   DeviceBuffer<double> scal_;  // [0] a result, [2] the rhs sum, [3] its mean
+  DeviceBuffer<PcgState> pcg_;  // the loop's scalars on the device (first start_on_device)
   PinnedBuffer<double> host_{1, "MGPCG read-back"};
   int n_partials_ = 0;
   bool coarse_batched_ = false;  // the coarsest level's half-sweeps are queued

@@ -108,6 +108,7 @@ constexpr int kLineBlock = 128;
 }  // namespace
 
 void upload_fluid_constants(const Constants& c, cudaStream_t s) { upload_unit_constants(c, s); }
+void copy_fluid_dt(const Constants* k_dev, cudaStream_t s) { copy_unit_dt(k_dev, s); }
 
 void momentum_stage(const Exec& e, const StencilOpts& o, const real* ui, const real* vi, const real* ub,
                     const real* vb, const real* open, const real* clearance, real* uo, real* vo, real a, real b) {

@@ -12,12 +12,15 @@
 #include <cstdint>
 
 #include "cuda/device_buffer.hpp"
+#include "sim/backend.hpp"
 #include "sim/constants.hpp"
 #include "sim/injection.hpp"
 #include "sim/particles.hpp"
 #include "sim/strategies.hpp"
 
 namespace sim::cuda {
+
+struct DeviceStepState;  // stepping on the device, below
 
 // How every launch runs: the stream and where the constants are read from.
 struct Exec {
@@ -70,6 +73,12 @@ void upload_fluid_constants(const Constants& c, cudaStream_t s);
 void upload_pressure_constants(const Constants& c, cudaStream_t s);
 void upload_particle_constants(const Constants& c, cudaStream_t s);
 void upload_reduction_constants(const Constants& c, cudaStream_t s);
+// The dt of the device copy *k_dev into every unit's __constant__ block
+// (device to device, so a recorded step can change dt).
+void copy_dt_to_constants(const Constants* k_dev, cudaStream_t s);
+void copy_fluid_dt(const Constants* k_dev, cudaStream_t s);
+void copy_pressure_dt(const Constants* k_dev, cudaStream_t s);
+void copy_particle_dt(const Constants* k_dev, cudaStream_t s);
 
 // --- fluid (cuda/fluid_kernels.cu) -------------------------------------
 // out = a base + b (in + dt L(in)) on active faces, 0 on solid faces
@@ -169,6 +178,9 @@ void couple_particles(const Exec& e, const DeviceParticles& p, const CouplingArg
 // New ids [first_id, first_id + count): id k replaces the slot whose id % capacity == k % capacity.
 void inject_particles(const Exec& e, const DeviceParticles& p, uint64_t first_id, int64_t count, uint64_t seed,
                       const InjectionC& inj, unsigned long long* counters);
+// The same with the ids and count the step's dt drew on the device.
+void inject_particles(const Exec& e, const DeviceParticles& p, const DeviceStepState* state, uint64_t seed,
+                      const InjectionC& inj, unsigned long long* counters);
 // keys[s] = cell index of slot s (nx * ny when dead), slots[s] = s.
 void particle_cell_keys(const Exec& e, const DeviceParticles& p, uint32_t* keys, uint32_t* slots);
 // Fluid velocity at n points, by the given sampling path (tests and benchmarks).
@@ -215,12 +227,34 @@ struct ReduceScratch {
 };
 // Sum of n doubles, read back (synchronises the stream).
 double sum_to_host(const Exec& e, const ReduceScratch& r, const double* values, int n);
+// The same sum into the device double *out (no synchronisation).
+void sum_to_device(const Exec& e, const ReduceScratch& r, const double* values, int n, double* out);
 // The same, and the device counter *count copied back in the same
 // synchronisation (one more 8-byte copy, no extra wait).
 double sum_to_host(const Exec& e, const ReduceScratch& r, const double* values, int n,
                    const unsigned long long* count, unsigned long long& count_out);
 // max over faces (i, j) in [0, nx] x [0, ny] of |u|/dx + |v|/dy (synchronises).
 double max_velocity_rate(const Exec& e, const ReduceScratch& r, const real* u, const real* v);
+
+// --- stepping on the device (Backend::asynchronous) ---------------------
+// The device side of a step's clock and record.
+struct DeviceStepState {
+  StepRecord rec;       // what the host reads back
+  DeviceClock clock;    // step, time and next id after the last chosen dt
+  double rate;          // the CFL rate of this step
+  uint64_t inject_first;  // this step's injected ids [first, first + count)
+  int64_t inject_count;
+};
+// state->rate = max_velocity_rate, left on the device.
+void velocity_rate_on_device(const Exec& e, const ReduceScratch& r, const real* u, const real* v,
+                             DeviceStepState* state);
+// Simulation::next_dt by `rule` from state->rate (not read for a fixed dt),
+// the clock advanced, the injection drawn (injection_count), the record
+// opened; k_dev->dt set (then copy_dt_to_constants when constants are
+// __constant__).
+void choose_dt_on_device(const Exec& e, const DtRule& rule, DeviceStepState* state, Constants* k_dev);
+// k_dev->dt = factor * the step's dt.
+void scale_dt_on_device(const Exec& e, real factor, const DeviceStepState* state, Constants* k_dev);
 
 struct FluidSums {
   double momentum[2];

@@ -217,10 +217,8 @@ __global__ void coupled_faces_kernel(KP kp, CouplingFields f, const real* __rest
 // capacity) in [first, first + count); each earlier one, and the old
 // particle if it was alive, counts as recycled (the CPU's sequential rule).
 template <class View>
-__global__ void inject_kernel(View p, uint64_t first, int64_t count, uint64_t seed, InjectionC inj,
-                              unsigned long long* __restrict__ counters) {
-  const int64_t s = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (s >= p.size()) return;
+__device__ void inject_slot(View p, int64_t s, uint64_t first, int64_t count, uint64_t seed, const InjectionC& inj,
+                            unsigned long long* __restrict__ counters) {
   const uint64_t cap = static_cast<uint64_t>(p.size());
   const uint64_t r = p.id(s) % cap;
   const uint64_t off = (r + cap - first % cap) % cap;  // first k >= first with k % cap == r is first + off
@@ -229,6 +227,22 @@ __global__ void inject_kernel(View p, uint64_t first, int64_t count, uint64_t se
   const uint64_t recycled = (p.alive(s) ? 1u : 0u) + (m - 1);
   if (recycled > 0) atomicAdd(counters + kRecycled, static_cast<unsigned long long>(recycled));
   p.store(s, injected_particle(seed, first + off + (m - 1) * cap, inj));
+}
+
+template <class View>
+__global__ void inject_kernel(View p, uint64_t first, int64_t count, uint64_t seed, InjectionC inj,
+                              unsigned long long* __restrict__ counters) {
+  const int64_t s = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (s < p.size()) inject_slot(p, s, first, count, seed, inj, counters);
+}
+
+// The ids and count the step's dt drew on the device (choose_dt_on_device).
+template <class View>
+__global__ void inject_drawn_kernel(View p, const DeviceStepState* __restrict__ st, uint64_t seed, InjectionC inj,
+                                    unsigned long long* __restrict__ counters) {
+  const int64_t s = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const int64_t count = st->inject_count;
+  if (s < p.size() && count > 0) inject_slot(p, s, st->inject_first, count, seed, inj, counters);
 }
 
 template <class View, class KP>
@@ -273,6 +287,7 @@ void with_sampler(const VelocitySource& f, Body&& body) {
 }  // namespace
 
 void upload_particle_constants(const Constants& c, cudaStream_t s) { upload_unit_constants(c, s); }
+void copy_particle_dt(const Constants* k_dev, cudaStream_t s) { copy_unit_dt(k_dev, s); }
 
 void step_particles(const Exec& e, const DeviceParticles& p, const ParticleStepArgs& a) {
   if (p.size() == 0) return;
@@ -328,6 +343,15 @@ void inject_particles(const Exec& e, const DeviceParticles& p, uint64_t first_id
   with_view(p, [&](auto view) {
     inject_kernel<<<blocks_for(view.size()), kParticleBlock, 0, e.stream>>>(view, first_id, count, seed, inj, counters);
     SIM_CUDA_CHECK_LAUNCH("inject_kernel");
+  });
+}
+
+void inject_particles(const Exec& e, const DeviceParticles& p, const DeviceStepState* state, uint64_t seed,
+                      const InjectionC& inj, unsigned long long* counters) {
+  if (p.size() == 0) return;
+  with_view(p, [&](auto view) {
+    inject_drawn_kernel<<<blocks_for(view.size()), kParticleBlock, 0, e.stream>>>(view, state, seed, inj, counters);
+    SIM_CUDA_CHECK_LAUNCH("inject_drawn_kernel");
   });
 }
 

@@ -31,6 +31,7 @@ class ParticleStore {
   DeviceParticles current() { return view(cur_); }
   DeviceParticles spare() { return view(1 - cur_); }
   void swap() { cur_ = 1 - cur_; }  // after a gather into spare()
+  int bank() const { return cur_; }  // which bank is current()
   int64_t capacity() const { return capacity_; }
 
   // Both synchronise the stream (the host vectors are pageable). `permuted`:

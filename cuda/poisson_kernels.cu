@@ -312,7 +312,10 @@ __global__ void __launch_bounds__(kRedBX* kRedBY) dot_kernel(DeviceLevel l, cons
   write_partial(acc, partials);
 }
 
-__global__ void direction_kernel(DeviceLevel l, Ghosts g, const float* __restrict__ e, double beta, double* p) {
+// beta from the device (*beta_dev) when given, else the host's `beta`.
+__global__ void direction_kernel(DeviceLevel l, Ghosts g, const float* __restrict__ e, double beta_host,
+                                 const double* __restrict__ beta_dev, double* p) {
+  const double beta = beta_dev != nullptr ? *beta_dev : beta_host;
   const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
   const int j = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
   if (i >= l.nx || j >= l.ny) return;
@@ -343,10 +346,15 @@ __global__ void __launch_bounds__(kRedBX* kRedBY) apply_kernel(DeviceLevel l, co
   write_partial(acc, partials);
 }
 
-__global__ void __launch_bounds__(kRedBX* kRedBY) update_kernel(DeviceLevel l, double alpha,
+// alpha from the device (pcg_alpha_kernel: nothing is written when it is
+// not valid) when `dev` is given, else the host's `alpha`.
+__global__ void __launch_bounds__(kRedBX* kRedBY) update_kernel(DeviceLevel l, double alpha_host,
+                                                                const PcgState* __restrict__ dev,
                                                                 const double* __restrict__ p,
                                                                 const double* __restrict__ q, double* __restrict__ x,
                                                                 double* __restrict__ r, double* partials) {
+  if (dev != nullptr && dev->valid == 0) return;
+  const double alpha = dev != nullptr ? dev->alpha : alpha_host;
   double acc = 0;
   const int i = red_i();
 #pragma unroll
@@ -389,9 +397,60 @@ __global__ void round_kernel(const double* __restrict__ x, float* phi, int n) {
   if (q < n) phi[q] = static_cast<float>(__ldg(x + q));
 }
 
+// --- the conjugate-gradient scalars on the device (MultigridSolver::solve_on_device) ---
+// The host loop's arithmetic, in the same order: b = ||rhs||, r = ||r_0||;
+// done at once if either is 0; residual r / b; go on while it exceeds the
+// tolerance and iterations are left.
+__global__ void pcg_init_kernel(PcgState* st, const double* __restrict__ rhs2, double tolerance, int max_iterations,
+                                int64_t* rec_iterations, double* rec_relative) {
+  const double b = sqrt(*rhs2), r = sqrt(st->r2);
+  st->b = b;
+  st->it = 0;
+  if (b == 0.0 || r == 0.0) {
+    st->relative = 0;
+    st->cont = 0;
+  } else {
+    st->relative = r / b;
+    st->cont = st->relative > tolerance && 0 < max_iterations ? 1 : 0;
+  }
+  *rec_iterations = 0;
+  *rec_relative = st->relative;
+}
+
+__global__ void pcg_beta_kernel(PcgState* st) {
+  st->beta = st->it == 0 ? 0.0 : st->rz / st->rz_old;
+  st->rz_old = st->rz;
+}
+
+// A (the Laplacian) and the V-cycle are negative definite, so alpha > 0;
+// anything else ends the loop without an update (as the host's break).
+__global__ void pcg_alpha_kernel(PcgState* st) {
+  const double alpha = st->rz / st->pq;
+  st->alpha = alpha;
+  st->valid = alpha > 0 && isfinite(alpha) ? 1 : 0;
+}
+
+__global__ void pcg_check_kernel(PcgState* st, double tolerance, int max_iterations, int64_t* rec_iterations,
+                                 double* rec_relative) {
+  if (st->valid == 0) {
+    st->cont = 0;
+    return;
+  }
+  st->it += 1;
+  st->relative = sqrt(st->r2) / st->b;
+  st->cont = st->relative > tolerance && st->it < max_iterations ? 1 : 0;
+  *rec_iterations = st->it;
+  *rec_relative = st->relative;
+}
+
+__global__ void pcg_condition_kernel(cudaGraphConditionalHandle h, const PcgState* st) {
+  cudaGraphSetConditional(h, static_cast<unsigned>(st->cont));
+}
+
 // Faces (i, j) in [0, nx] x [0, ny]; x at index (i + 1) + (j + 1) * pitch.
-__global__ void project_double_kernel(Constants k, const double* __restrict__ x, const float* __restrict__ open,
-                                      float* u, float* v) {
+__global__ void project_double_kernel(const Constants* __restrict__ kd, const double* __restrict__ x,
+                                      const float* __restrict__ open, float* u, float* v) {
+  const Constants& k = *kd;
   const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
   const int j = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
   if (i > k.nx || j > k.ny) return;
@@ -482,9 +541,10 @@ void pcg_dot(cudaStream_t s, const DeviceLevel& l0, const double* r, const float
   SIM_CUDA_CHECK_LAUNCH("dot_kernel");
 }
 
-void pcg_direction(cudaStream_t s, const DeviceLevel& l0, const Ghosts& g, const float* e, double beta, double* p) {
+void pcg_direction(cudaStream_t s, const DeviceLevel& l0, const Ghosts& g, const float* e, double beta, double* p,
+                   const double* beta_dev) {
   const dim3 b = level_block(l0.nx, l0.ny);
-  direction_kernel<<<level_grid(l0.nx, l0.ny, b), b, 0, s>>>(l0, g, e, beta, p);
+  direction_kernel<<<level_grid(l0.nx, l0.ny, b), b, 0, s>>>(l0, g, e, beta, beta_dev, p);
   SIM_CUDA_CHECK_LAUNCH("direction_kernel");
 }
 
@@ -494,9 +554,36 @@ void pcg_apply(cudaStream_t s, const DeviceLevel& l0, const double* p, double* q
 }
 
 void pcg_update(cudaStream_t s, const DeviceLevel& l0, double alpha, const double* p, const double* q, double* x,
-                double* r, double* partials) {
-  update_kernel<<<red_grid(l0.nx, l0.ny), dim3(kRedBX, kRedBY), 0, s>>>(l0, alpha, p, q, x, r, partials);
+                double* r, double* partials, const PcgState* dev) {
+  update_kernel<<<red_grid(l0.nx, l0.ny), dim3(kRedBX, kRedBY), 0, s>>>(l0, alpha, dev, p, q, x, r, partials);
   SIM_CUDA_CHECK_LAUNCH("update_kernel");
+}
+
+void pcg_init_on_device(cudaStream_t s, PcgState* st, const double* rhs2, double tolerance, int max_iterations,
+                        int64_t* rec_iterations, double* rec_relative) {
+  pcg_init_kernel<<<1, 1, 0, s>>>(st, rhs2, tolerance, max_iterations, rec_iterations, rec_relative);
+  SIM_CUDA_CHECK_LAUNCH("pcg_init_kernel");
+}
+
+void pcg_beta_on_device(cudaStream_t s, PcgState* st) {
+  pcg_beta_kernel<<<1, 1, 0, s>>>(st);
+  SIM_CUDA_CHECK_LAUNCH("pcg_beta_kernel");
+}
+
+void pcg_alpha_on_device(cudaStream_t s, PcgState* st) {
+  pcg_alpha_kernel<<<1, 1, 0, s>>>(st);
+  SIM_CUDA_CHECK_LAUNCH("pcg_alpha_kernel");
+}
+
+void pcg_check_on_device(cudaStream_t s, PcgState* st, double tolerance, int max_iterations, int64_t* rec_iterations,
+                         double* rec_relative) {
+  pcg_check_kernel<<<1, 1, 0, s>>>(st, tolerance, max_iterations, rec_iterations, rec_relative);
+  SIM_CUDA_CHECK_LAUNCH("pcg_check_kernel");
+}
+
+void pcg_load_condition(cudaStream_t s, cudaGraphConditionalHandle h, const PcgState* st) {
+  pcg_condition_kernel<<<1, 1, 0, s>>>(h, st);
+  SIM_CUDA_CHECK_LAUNCH("pcg_condition_kernel");
 }
 
 void pcg_halo(cudaStream_t s, const DeviceLevel& l0, const Ghosts& g, double* v) {
@@ -515,10 +602,11 @@ void pcg_round(cudaStream_t s, const DeviceLevel& l0, const double* x, float* ph
   SIM_CUDA_CHECK_LAUNCH("round_kernel");
 }
 
-void project_from_double(cudaStream_t s, const Constants& k, const double* x, const float* open, float* u, float* v) {
+void project_from_double(cudaStream_t s, const Constants* k_dev, int nx, int ny, const double* x, const float* open,
+                         float* u, float* v) {
   const dim3 b(32, 8);
-  const dim3 grid((k.nx + 1 + 31) / 32, (k.ny + 1 + 7) / 8);
-  project_double_kernel<<<grid, b, 0, s>>>(k, x, open, u, v);
+  const dim3 grid((nx + 1 + 31) / 32, (ny + 1 + 7) / 8);
+  project_double_kernel<<<grid, b, 0, s>>>(k_dev, x, open, u, v);
   SIM_CUDA_CHECK_LAUNCH("project_double_kernel");
 }
 

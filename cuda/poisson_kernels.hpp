@@ -28,6 +28,12 @@ enum : uint8_t { kFaceW = 1, kFaceE = 2, kFaceS = 4, kFaceN = 8 };
 // instead of the two float coefficient arrays (13 instead of 20 bytes per
 // cell and half-sweep), and produce the same bits since each coefficient is
 // either exactly that value or 0. Otherwise cx, cy are read.
+// The conjugate-gradient loop's scalars when the loop runs on the device.
+struct PcgState {
+  double rz, rz_old, pq, alpha, beta, r2, b, relative;
+  int it, cont, valid;
+};
+
 struct DeviceLevel {
   int nx = 0, ny = 0, pitch = 0, rows = 0;
   bool uniform = false;
@@ -92,12 +98,15 @@ void pcg_start(cudaStream_t s, const DeviceLevel& l0, const float* rhs, const fl
 // partials of <r, (double) e>.
 void pcg_dot(cudaStream_t s, const DeviceLevel& l0, const double* r, const float* e, double* partials);
 // p = e + beta p (p = e when beta == 0); halo of p filled.
-void pcg_direction(cudaStream_t s, const DeviceLevel& l0, const Ghosts& g, const float* e, double beta, double* p);
+// beta_dev: beta read on the device instead of `beta` (solve on the device)
+void pcg_direction(cudaStream_t s, const DeviceLevel& l0, const Ghosts& g, const float* e, double beta, double* p,
+                   const double* beta_dev = nullptr);
 // q = A p (halo of p filled); partials of <p, q>.
 void pcg_apply(cudaStream_t s, const DeviceLevel& l0, const double* p, double* q, double* partials);
 // x += alpha p, r -= alpha q; partials of r^2.
+// dev: alpha (and whether it is valid) read on the device instead of `alpha`
 void pcg_update(cudaStream_t s, const DeviceLevel& l0, double alpha, const double* p, const double* q, double* x,
-                double* r, double* partials);
+                double* r, double* partials, const PcgState* dev = nullptr);
 // Halo of a float64 level-0 vector (x sides, then y sides).
 void pcg_halo(cudaStream_t s, const DeviceLevel& l0, const Ghosts& g, double* v);
 // partials of (b - A x)^2, b = rhs - (*mean) on open cells (mean may be null);
@@ -108,9 +117,23 @@ void pcg_residual(cudaStream_t s, const DeviceLevel& l0, const float* rhs, const
 // is phi's own halo: the ghost rules commute with rounding).
 void pcg_round(cudaStream_t s, const DeviceLevel& l0, const double* x, float* phi);
 
+// --- the loop's scalars on the device (solve without host round trips) ---
+// The host loop of MultigridSolver::solve, as one-thread kernels over
+// PcgState; each writes the record's iteration count and relative residual.
+void pcg_init_on_device(cudaStream_t s, PcgState* st, const double* rhs2, double tolerance, int max_iterations,
+                        int64_t* rec_iterations, double* rec_relative);
+void pcg_beta_on_device(cudaStream_t s, PcgState* st);   // beta = it ? rz / rz_old : 0; rz_old = rz
+void pcg_alpha_on_device(cudaStream_t s, PcgState* st);  // alpha = rz / pq, valid if > 0 and finite
+void pcg_check_on_device(cudaStream_t s, PcgState* st, double tolerance, int max_iterations, int64_t* rec_iterations,
+                         double* rec_relative);
+// The while node's condition = st->cont.
+void pcg_load_condition(cudaStream_t s, cudaGraphConditionalHandle h, const PcgState* st);
+
 // --- projection from the float64 pressure ----------------------------------
 // u = u** - dt * g on active faces, g = (float) ((x_a - x_b) * inv_h) computed
 // in double (0 on faces touching a solid when k.has_solids).
-void project_from_double(cudaStream_t s, const Constants& k, const double* x, const float* open, float* u, float* v);
+// The constants (dt included) are read from the device copy k_dev.
+void project_from_double(cudaStream_t s, const Constants* k_dev, int nx, int ny, const double* x, const float* open,
+                         float* u, float* v);
 
 }  // namespace sim::cuda

@@ -187,6 +187,7 @@ constexpr int phi_fields() {
 }  // namespace
 
 void upload_pressure_constants(const Constants& c, cudaStream_t s) { upload_unit_constants(c, s); }
+void copy_pressure_dt(const Constants* k_dev, cudaStream_t s) { copy_unit_dt(k_dev, s); }
 
 void compute_rhs(const Exec& e, const StencilOpts& o, const real* u, const real* v, const real* open, real* rhs,
                  double* partials) {

@@ -4,6 +4,8 @@
 // the only synchronisation of its call.
 #include <cstring>
 
+#include <math_constants.h>
+
 #include <cub/device/device_reduce.cuh>
 #include <thrust/iterator/counting_iterator.h>
 
@@ -115,6 +117,88 @@ struct ParticleSumsAt {
 
 void upload_reduction_constants(const Constants& c, cudaStream_t s) { upload_unit_constants(c, s); }
 
+void copy_dt_to_constants(const Constants* k_dev, cudaStream_t s) {
+  copy_unit_dt(k_dev, s);
+  copy_fluid_dt(k_dev, s);
+  copy_pressure_dt(k_dev, s);
+  copy_particle_dt(k_dev, s);
+}
+
+namespace {
+
+// Simulation::next_dt and injection_count, operation for operation in
+// double (no contraction: the build passes -fmad=false), so the device
+// clock stays bitwise the host's.
+__global__ void choose_dt_kernel(DtRule rule, DeviceStepState* __restrict__ st, Constants* __restrict__ k) {
+  double dt;
+  int64_t viscous = 0;
+  double field_rate = 0;
+  if (rule.fixed_dt > 0) {
+    dt = rule.fixed_dt;
+  } else {
+    field_rate = st->rate;
+    const double rate = field_rate < rule.boundary_rate ? rule.boundary_rate : field_rate;  // std::max
+    const double adv = rate > 0 ? 1.0 / rate : CUDART_INF;
+    const double visc = rule.viscous_limit;
+    if (visc < adv && rule.cfl * visc < rule.dt_max) viscous = 1;
+    const double lim = visc < adv ? visc : adv;  // std::min(adv, visc)
+    const double c = rule.cfl * lim;
+    dt = rule.dt_max < c ? rule.dt_max : c;  // std::min(c, dt_max)
+  }
+  DeviceClock& clock = st->clock;
+  const double t0 = clock.time, t1 = t0 + dt;
+  int64_t count = 0, overflow = 0;
+  if (rule.inject_rate > 0.0) {
+    constexpr double kExact = 9007199254740992.0;  // 2^53
+    const double a = floor(rule.inject_rate * t0), b = floor(rule.inject_rate * t1);
+    if (!(b < kExact)) overflow = 1;
+    else count = static_cast<int64_t>(b) - static_cast<int64_t>(a);
+  }
+  st->inject_first = clock.next_id;
+  st->inject_count = count;
+  clock.next_id += static_cast<uint64_t>(count);
+  clock.time = t1;
+  clock.step += 1;
+  StepRecord& r = st->rec;
+  r.step = clock.step;
+  r.time = t1;
+  r.dt = dt;
+  r.rate = field_rate;
+  r.next_id = clock.next_id;
+  r.viscous_limited = viscous;
+  r.inject_overflow = overflow;
+  for (int s = 0; s < 2; ++s) {
+    r.rhs2[s] = 0;
+    r.residual2[s] = 0;
+    r.nonfinite[s] = 0;
+    r.iterations[s] = 0;
+    r.relative[s] = 0;
+  }
+  k->dt = static_cast<real>(dt);
+}
+
+__global__ void scale_dt_kernel(real factor, const DeviceStepState* __restrict__ st, Constants* __restrict__ k) {
+  k->dt = static_cast<real>(static_cast<double>(factor) * st->rec.dt);
+}
+
+}  // namespace
+
+void choose_dt_on_device(const Exec& e, const DtRule& rule, DeviceStepState* state, Constants* k_dev) {
+  choose_dt_kernel<<<1, 1, 0, e.stream>>>(rule, state, k_dev);
+  SIM_CUDA_CHECK_LAUNCH("choose_dt_kernel");
+  if (e.constants == ConstantsIn::constant) copy_dt_to_constants(k_dev, e.stream);
+}
+
+void scale_dt_on_device(const Exec& e, real factor, const DeviceStepState* state, Constants* k_dev) {
+  scale_dt_kernel<<<1, 1, 0, e.stream>>>(factor, state, k_dev);
+  SIM_CUDA_CHECK_LAUNCH("scale_dt_kernel");
+  if (e.constants == ConstantsIn::constant) copy_dt_to_constants(k_dev, e.stream);
+}
+
+void sum_to_device(const Exec& e, const ReduceScratch& r, const double* values, int n, double* out) {
+  run_cub(r, [&](void* w, size_t& bytes) { return cub::DeviceReduce::Sum(w, bytes, values, out, n, e.stream); });
+}
+
 double sum_to_host(const Exec& e, const ReduceScratch& r, const double* values, int n) {
   run_cub(r, [&](void* w, size_t& bytes) { return cub::DeviceReduce::Sum(w, bytes, values, r.d_out, n, e.stream); });
   return read_back<double>(e, r);
@@ -131,16 +215,27 @@ double sum_to_host(const Exec& e, const ReduceScratch& r, const double* values, 
   return sum;
 }
 
-double max_velocity_rate(const Exec& e, const ReduceScratch& r, const real* u, const real* v) {
+namespace {
+void rate_to(const Exec& e, const ReduceScratch& r, const real* u, const real* v, double* out) {
   const int n = (e.nx + 1) * (e.ny + 1);
   with_constants(e.constants, e.k_dev, [&](auto kp) {
     const RateAt<decltype(kp)> rate{kp, u, v};
     run_cub(r, [&](void* w, size_t& bytes) {
-      return cub::DeviceReduce::TransformReduce(w, bytes, thrust::counting_iterator<int>(0), r.d_out, n, MaxOp{}, rate,
-                                                0.0, e.stream);
+      return cub::DeviceReduce::TransformReduce(w, bytes, thrust::counting_iterator<int>(0), out, n, MaxOp{}, rate, 0.0,
+                                                e.stream);
     });
   });
+}
+}  // namespace
+
+double max_velocity_rate(const Exec& e, const ReduceScratch& r, const real* u, const real* v) {
+  rate_to(e, r, u, v, r.d_out);
   return read_back<double>(e, r);
+}
+
+void velocity_rate_on_device(const Exec& e, const ReduceScratch& r, const real* u, const real* v,
+                             DeviceStepState* state) {
+  rate_to(e, r, u, v, &state->rate);
 }
 
 FluidSums fluid_sums(const Exec& e, const ReduceScratch& r, const real* u, const real* v, const real* open) {

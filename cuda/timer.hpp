@@ -1,6 +1,6 @@
 // PhaseTimer on CUDA events: begin/end record a start/stop pair on the
-// stream without waiting; the elapsed times are collected only when
-// totals_ms() is asked for or a phase's pool of pairs is full.
+// stream without waiting; the elapsed times are collected when totals_ms()
+// is asked for, or one at a time, the oldest, when a phase's ring is full.
 #pragma once
 #include <array>
 #include <vector>
@@ -21,12 +21,15 @@ class EventTimer final : public PhaseTimer {
   void reset() override;
 
  private:
+  // A ring of pairs: a full ring waits only for its oldest pair, recorded
+  // kPairsPerPhase pairs ago, so timing never drains the queued steps.
   struct Pool {
     std::vector<Event> start, stop;
-    int used = 0;      // completed pairs waiting to be read
+    int64_t head = 0;   // pairs recorded
+    int64_t tail = 0;   // pairs read
     bool open = false;  // begin() recorded, end() not yet
   };
-  void collect(int phase);
+  void read_oldest(int phase);
 
   cudaStream_t stream_;
   std::array<Pool, kPhaseCount> pools_;

@@ -175,6 +175,9 @@ std::vector<Field<Config>> config_keys() {
   k.push_back(enumeration<Sampling, C>("gpu.sampling", SIM_MEMBER(sampling), "Fluid velocity at particles: software bilinear (8 gathers), texture hardware, or packed (the 4 corners of each stencil in one 16-byte load per component)."));
   k.push_back(enumeration<Deposit, C>("gpu.deposit", SIM_MEMBER(deposit), "Two-way force deposit: per-particle atomics or a cell-sorted reduction."));
   k.push_back(integer<C>("gpu.sort_every", SIM_MEMBER(sort_every), "steps", ge(0), "Sort particles by cell every K steps; 0 = never."));
+  k.push_back(boolean<C>("gpu.graphs", SIM_MEMBER(graphs),
+                         "Step without host round trips: each step's launches recorded once as CUDA graphs and replayed, "
+                         "dt chosen on the device, the step's norms read back a few steps later (with the fft solver)."));
   k.push_back(integer<C>("gpu.block_x", SIM_MEMBER(block_x), "threads", interval(0, false, 1024, false),
                          "Thread block width; 0 = the kernel's default. block_x * block_y <= 1024."));
   k.push_back(integer<C>("gpu.block_y", SIM_MEMBER(block_y), "threads", interval(0, false, 1024, false),

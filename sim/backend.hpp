@@ -3,6 +3,8 @@
 // a backend owns the state in its memory and runs each phase its own way.
 #pragma once
 #include <array>
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -72,6 +74,57 @@ class PressureOps {
   // ---- Direct transform solve (only where fft_unsupported_reason is empty) ----
   virtual void fft_setup(const PoissonHierarchy& h) = 0;  // once; plans and buffers; project() then uses x
   virtual void fft_solve() = 0;  // x = A^-1 rhs (rhs mean-free if singular, x mean-free); phi = x rounded; halos filled
+
+  // ---- The same scalars left on the device (Backend::asynchronous) ----
+  // compute_rhs, with ||rhs||^2 and the particle watchdog's count written
+  // into solve `solve` (0 or 1) of the step's StepRecord instead of returned.
+  virtual void compute_rhs_on_device(int solve);
+  // poisson_residual_norm()^2 into the StepRecord's solve `solve`.
+  virtual void poisson_residual_on_device(int solve);
+  // The conjugate-gradient loop of MultigridSolver with its scalars on the
+  // device: pcg_start, then the loop state (tolerance, iteration limit) for
+  // solve `solve`; pcg_step_on_device is pcg_dot_rz, pcg_direction,
+  // pcg_apply and pcg_update with the host's alpha, beta and exit tests
+  // done on the device; repeat_on_device runs `body` (V-cycle + step) for
+  // as long as the last start or step says to go on.
+  virtual void pcg_start_on_device(int solve, double tolerance, int max_iterations);
+  virtual void pcg_step_on_device(int solve, double tolerance, int max_iterations);
+  virtual void repeat_on_device(const std::function<void()>& body);
+};
+
+// What an asynchronous step leaves on the device for the host to read
+// later (Backend::take_record): everything the host decides or reports
+// from. Squared norms, so the device takes no square roots the host would
+// round differently.
+struct StepRecord {
+  int64_t step = 0;       // steps done after this one
+  double time = 0;        // simulated time after it [s]
+  double dt = 0;          // its dt [s]
+  double rate = 0;        // the CFL rate of next_dt (NaN: a non-finite face)
+  uint64_t next_id = 0;   // the next particle id after its injection
+  int64_t viscous_limited = 0;  // 1 if the viscous limit set dt
+  int64_t inject_overflow = 0;  // 1 if the injected count passed 2^53 (injection_count)
+  double rhs2[2] = {0, 0};       // ||div u**/dt||^2 of each solve
+  double residual2[2] = {0, 0};  // ||b - A x||^2 of each solve
+  uint64_t nonfinite[2] = {0, 0};  // the particle watchdog's count at each solve
+  int64_t iterations[2] = {0, 0};  // iterative solves: iterations done
+  double relative[2] = {0, 0};     // iterative solves: the relative residual at the last check
+};
+
+// How a step chooses dt on the device: Simulation::next_dt, as data.
+struct DtRule {
+  double fixed_dt = 0;       // > 0: this dt every step
+  double cfl = 0.5, dt_max = 0;
+  double boundary_rate = 0;  // max |boundary speed| / h
+  double viscous_limit = 0;  // viscous_dt_limit of the config
+  double inject_rate = 0;    // particles.inject.rate [1/s]
+};
+
+// Where the device clock starts (the state's step, time and next id).
+struct DeviceClock {
+  int64_t step = 0;
+  double time = 0;
+  uint64_t next_id = 0;
 };
 
 // The velocity fields of a step: the current one (what compute_rhs and
@@ -136,6 +189,34 @@ class Backend : public PressureOps {
   virtual int64_t nonfinite_particles() = 0;
   virtual PhaseTimer& timer() = 0;
   virtual void synchronize() {}  // wait for queued device work (benchmarks)
+
+  // ---- Stepping without host round trips ----
+  // A backend that can keep a step's scalars on the device and replay a
+  // fixed sequence of launches says so here; Simulation then steps through
+  // the calls below and reads each step's StepRecord later, while the next
+  // steps already run. The default (the CPU backend) cannot.
+  virtual bool asynchronous() const { return false; }
+  // Runs `ops` (calls on this backend). An asynchronous backend records
+  // the launches `ops` makes the first time it sees `key` and replays the
+  // recording after that without calling `ops`: so `ops` must make the
+  // same launches every time (no host decision, no host scalar read).
+  virtual void segment(int key, const std::function<void()>& ops);
+  // Starts stepping on the device from `clock`, with dt chosen by `rule`.
+  virtual void start_device_clock(const DeviceClock& clock, const DtRule& rule);
+  // The step's dt by `rule` from the current velocity (next_dt's formula),
+  // set as the constants' dt; the clock advanced by it; the particles to
+  // inject (injection_count) drawn from the clock. Opens the step's record.
+  virtual void choose_dt_on_device();
+  // The constants' dt set to `factor` times the step's dt.
+  virtual void scale_dt_on_device(real factor);
+  // step_particles with the injected ids and count from the device clock.
+  virtual void step_particles_on_device();
+  // Queues the copy of the step's record to the host.
+  virtual void close_record();
+  // The oldest record not yet taken, in step order: false if there is none
+  // queued, or (wait == false) if its step has not finished yet.
+  virtual bool take_record(StepRecord& r, bool wait);
+  virtual int records_in_flight() const { return 0; }
 };
 
 }  // namespace sim

@@ -101,6 +101,7 @@ struct Config {
   Sampling sampling = Sampling::software;
   Deposit deposit = Deposit::sorted;
   int64_t sort_every = 0;   // sort particles by cell every K steps; 0 = never
+  bool graphs = true;       // CUDA: replay each step's launches as graphs, scalars read back later
   int block_x = 0, block_y = 0;  // 0 = the variant's default
 
   // [output]

@@ -113,6 +113,31 @@ class MultigridSolver final : public PressureSolver {
     return st;
   }
 
+  // The same loop with alpha, beta and the exit tests on the device.
+  bool solves_on_device() const override { return true; }
+  void solve_on_device(PressureOps& ops, int solve) override {
+    ops.compute_rhs_on_device(solve);
+    ops.pcg_start_on_device(solve, tolerance_, max_iterations_);
+    ops.repeat_on_device([&] {
+      vcycle(ops, smoothing_);
+      ops.pcg_step_on_device(solve, tolerance_, max_iterations_);
+    });
+    ops.pcg_finish();
+  }
+  PressureStats stats_from_record(const StepRecord& r, int solve, const PressureSettings& s) const override {
+    PressureStats st;
+    st.rhs_norm = std::sqrt(r.rhs2[solve]);
+    st.iterations = static_cast<int>(r.iterations[solve]);
+    st.residual = r.relative[solve];
+    st.converged = st.residual <= s.tolerance;
+    return st;
+  }
+  void set_device_settings(const PressureSettings& s) override {
+    tolerance_ = s.tolerance;
+    max_iterations_ = s.max_iterations;
+    smoothing_ = s.smoothing;
+  }
+
  private:
   // Red-black before, black-red after and a symmetric coarse solve: the
   // cycle is a symmetric operator, as conjugate gradients needs.
@@ -145,6 +170,10 @@ class MultigridSolver final : public PressureSolver {
 
   int levels_ = 0;
   int coarse_sweeps_ = 0;
+  // what a recorded solve keeps (set_device_settings)
+  double tolerance_ = 0;
+  int max_iterations_ = 0;
+  int smoothing_ = 2;
 };
 
 // Direct solve by a cosine, sine or Fourier transform per axis: exact up to
@@ -154,12 +183,28 @@ class FftSolver final : public PressureSolver {
   std::string name() const override { return "fft"; }
   void prepare(PressureOps& ops, const PoissonHierarchy& h) override { ops.fft_setup(h); }
   PressureStats solve(PressureOps& ops, const PressureSettings& s) override {
-    PressureStats st;
     const double b = ops.compute_rhs();
-    st.rhs_norm = b;
     ops.fft_solve();
+    return stats(b, b == 0.0 ? 0.0 : ops.poisson_residual_norm(), s);
+  }
+  bool solves_on_device() const override { return true; }
+  void solve_on_device(PressureOps& ops, int solve) override {
+    ops.compute_rhs_on_device(solve);
+    ops.fft_solve();
+    ops.poisson_residual_on_device(solve);
+  }
+  PressureStats stats_from_record(const StepRecord& r, int solve, const PressureSettings& s) const override {
+    const double b = std::sqrt(r.rhs2[solve]);
+    return stats(b, std::sqrt(r.residual2[solve]), s);
+  }
+
+ private:
+  // `b` = ||rhs||, `res` = ||b - A x||: one solve, checked once.
+  static PressureStats stats(double b, double res, const PressureSettings& s) {
+    PressureStats st;
+    st.rhs_norm = b;
     st.iterations = 1;
-    st.residual = b == 0.0 ? 0.0 : ops.poisson_residual_norm() / b;
+    st.residual = b == 0.0 ? 0.0 : res / b;
     if (s.record_history) st.history.push_back(st.residual);
     st.converged = st.residual <= s.tolerance;
     return st;

@@ -36,6 +36,19 @@ class PressureSolver {
   // Once, before the first solve (levels, transform plans).
   virtual void prepare(PressureOps& /*ops*/, const PoissonHierarchy& /*h*/) {}
   virtual PressureStats solve(PressureOps& ops, const PressureSettings& s) = 0;
+
+  // Asynchronous stepping (Backend::asynchronous): a solver whose solve is
+  // a fixed sequence of launches enqueues it with solve_on_device, its
+  // scalars left in solve `solve` (0 or 1) of the step's StepRecord, and
+  // turns those into the same PressureStats as solve() later. A solver that
+  // decides on the host inside its loop says false.
+  virtual bool solves_on_device() const { return false; }
+  // The settings a recorded solve is recorded with (once, before the first).
+  virtual void set_device_settings(const PressureSettings& /*s*/) {}
+  virtual void solve_on_device(PressureOps& /*ops*/, int /*solve*/) {}
+  virtual PressureStats stats_from_record(const StepRecord& /*r*/, int /*solve*/, const PressureSettings& /*s*/) const {
+    return {};
+  }
 };
 
 // `h` (may be null for jacobi and sor) decides auto: the transform solve where

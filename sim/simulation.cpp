@@ -74,6 +74,7 @@ Simulation::Simulation(const Config& cfg, std::unique_ptr<Backend> backend, cons
   const double h = std::min(cfg.dx(), cfg.dy());
   for (const BoundarySide* s : {&cfg.left, &cfg.right, &cfg.bottom, &cfg.top})
     boundary_rate_ = std::max(boundary_rate_, std::abs(s->speed) / h);
+  first_step_ = step_;
   backend_->set_constants(k_);
   backend_->upload(state);
   if (cfg.solver == PressureSolverKind::jacobi || cfg.solver == PressureSolverKind::sor) {
@@ -83,13 +84,15 @@ Simulation::Simulation(const Config& cfg, std::unique_ptr<Backend> backend, cons
     solver_ = make_pressure_solver(cfg.solver, &h, k_.has_solids != 0);
     solver_->prepare(*backend_, h);
   }
+  async_ = cfg.graphs && backend_->asynchronous() && solver_->solves_on_device();
+  if (async_) solver_->set_device_settings(settings_);
 }
 
 double Simulation::next_dt() {
   if (cfg_.dt > 0) return cfg_.dt;
   // max_nan in the reduction: a NaN face anywhere in [0, nx] x [0, ny] makes this NaN.
   const double field_rate = backend_->max_velocity_rate();
-  if (!std::isfinite(field_rate)) throw_non_finite(step_, time_, "CFL rate " + number(field_rate));
+  if (!std::isfinite(field_rate)) throw_non_finite(step_, time_, "CFL rate " + number(field_rate), backend_->nonfinite_particles() > 0);
   const double rate = std::max(field_rate, boundary_rate_);
   const double adv = rate > 0 ? 1.0 / rate : std::numeric_limits<double>::infinity();
   const double visc = viscous_dt_limit(cfg_.viscosity, cfg_.dx(), cfg_.dy());
@@ -104,7 +107,14 @@ double Simulation::next_dt() {
 // Second order in time for the velocity, and a steady state (P L(u) = 0)
 // does not depend on dt. The second projection runs with dt/2 (its weight
 // in u'), so phi is the kinematic pressure of either stage.
+//
+// Two ways through the same sequence (heun): on the host, every scalar
+// (dt, norms, residuals) comes back before the next call; on an
+// asynchronous backend they stay on the device in the step's StepRecord,
+// the fixed launches of each segment are recorded once and replayed, and
+// the host reads the records a few steps behind (absorb).
 StepInfo Simulation::step() {
+  if (async_ready()) return step_on_device();
   StepInfo info;
   dt_ = next_dt();
   info.dt = dt_;
@@ -117,30 +127,136 @@ StepInfo Simulation::step() {
   next_id_ += static_cast<uint64_t>(inject);
   t.end(Phase::particles);
 
-  t.begin(Phase::momentum);
-  backend_->copy_velocity(VelocityField::current, VelocityField::saved);
-  backend_->rk_stage(VelocityField::saved, VelocityField::saved, VelocityField::current, real(0), real(1));
-  t.end(Phase::momentum);
-  const PressureStats first = solve_and_project();
-
-  t.begin(Phase::momentum);
-  backend_->copy_velocity(VelocityField::current, VelocityField::stage);
-  backend_->rk_stage(VelocityField::stage, VelocityField::saved, VelocityField::current, real(0.5), real(0.5));
-  t.end(Phase::momentum);
-  set_dt(0.5 * dt_);
-  const PressureStats second = solve_and_project();
-  set_dt(dt_);
-
-  // The step's pressure figures: both solves' iterations, the worse residual.
-  info.pressure = second;
-  info.pressure.iterations = first.iterations + second.iterations;
-  info.pressure.converged = first.converged && second.converged;
-  if (std::isnan(first.residual) || first.residual > second.residual) info.pressure.residual = first.residual;
-  info.pressure.rhs_norm = max_nan(first.rhs_norm, second.rhs_norm);
+  PressureStats solves[2];
+  heun([&](int stage) {
+    if (stage == 1) set_dt(0.5 * dt_);
+    solves[stage] = solve_and_project();
+    if (stage == 1) set_dt(dt_);
+  });
+  info.pressure = combine(solves[0], solves[1]);
   last_pressure_ = info.pressure;
   time_ += dt_;
   ++step_;
+  done_ = step_;
   return info;
+}
+
+// The fluid part of the step, once for both ways: `project(stage)` solves
+// the pressure of stage 0 or 1 (the second with dt/2) and projects.
+template <class Project>
+void Simulation::heun(Project project) {
+  PhaseTimer& t = backend_->timer();
+  t.begin(Phase::momentum);
+  backend_->segment(kSegmentStage0, [&] {
+    backend_->copy_velocity(VelocityField::current, VelocityField::saved);
+    backend_->rk_stage(VelocityField::saved, VelocityField::saved, VelocityField::current, real(0), real(1));
+  });
+  t.end(Phase::momentum);
+  project(0);
+
+  t.begin(Phase::momentum);
+  backend_->segment(kSegmentStage1, [&] {
+    backend_->copy_velocity(VelocityField::current, VelocityField::stage);
+    backend_->rk_stage(VelocityField::stage, VelocityField::saved, VelocityField::current, real(0.5), real(0.5));
+  });
+  t.end(Phase::momentum);
+  project(1);
+}
+
+// The step's pressure figures: both solves' iterations, the worse residual.
+PressureStats Simulation::combine(const PressureStats& first, const PressureStats& second) {
+  PressureStats p = second;
+  p.iterations = first.iterations + second.iterations;
+  p.converged = first.converged && second.converged;
+  if (std::isnan(first.residual) || first.residual > second.residual) p.residual = first.residual;
+  p.rhs_norm = max_nan(first.rhs_norm, second.rhs_norm);
+  return p;
+}
+
+bool Simulation::async_ready() {
+  if (!async_) return false;
+  // The first step runs on the host: it sizes every workspace before any
+  // launch is recorded. Then the device clock takes over.
+  if (!clock_started_) {
+    if (step_ == first_step_) return false;
+    DtRule rule;
+    rule.fixed_dt = cfg_.dt;
+    rule.cfl = cfg_.cfl;
+    rule.dt_max = cfg_.dt_max;
+    rule.boundary_rate = boundary_rate_;
+    rule.viscous_limit = viscous_dt_limit(cfg_.viscosity, cfg_.dx(), cfg_.dy());
+    rule.inject_rate = cfg_.inject.rate;
+    backend_->start_device_clock(DeviceClock{step_, time_, next_id_}, rule);
+    clock_started_ = true;
+  }
+  return true;
+}
+
+StepInfo Simulation::step_on_device() {
+  // At most kRecordsAhead steps ahead of what the host has checked.
+  while (backend_->records_in_flight() >= kRecordsAhead) absorb_next(true);
+  PhaseTimer& t = backend_->timer();
+  backend_->segment(kSegmentDt, [&] { backend_->choose_dt_on_device(); });
+  t.begin(Phase::particles);
+  backend_->step_particles_on_device();
+  t.end(Phase::particles);
+  heun([&](int stage) {
+    t.begin(Phase::pressure);
+    backend_->segment(kSegmentSolve0 + stage, [&] {
+      if (stage == 1) backend_->scale_dt_on_device(real(0.5));
+      solver_->solve_on_device(*backend_, stage);
+    });
+    t.end(Phase::pressure);
+    t.begin(Phase::project);
+    backend_->segment(kSegmentProject, [&] { backend_->project(); });
+    t.end(Phase::project);
+  });
+  backend_->close_record();
+  ++step_;
+  // Whatever has finished meanwhile, without waiting.
+  while (absorb_next(false)) {
+  }
+  StepInfo info;
+  info.dt = dt_;
+  info.pressure = last_pressure_;
+  return info;
+}
+
+// Reads the oldest finished record and does what the host step does with
+// its scalars: the clock, the watchdog, the solver's figures and failures.
+bool Simulation::absorb_next(bool wait) {
+  StepRecord r;
+  if (!backend_->take_record(r, wait)) return false;
+  const double time_before = time_;
+  if (r.inject_overflow != 0)
+    throw std::overflow_error("particles.inject.rate = " + std::to_string(cfg_.inject.rate) + " 1/s: by t = " +
+                              std::to_string(r.time) + " s the injected count reaches 2^53, past which it is not exact");
+  if (cfg_.dt <= 0 && !std::isfinite(r.rate))
+    throw_non_finite(r.step - 1, time_before, "CFL rate " + number(r.rate), false);
+  viscous_limited_steps_ += r.viscous_limited;
+  dt_ = r.dt;
+  time_ = r.time;
+  next_id_ = r.next_id;
+  PressureStats solves[2];
+  for (int s = 0; s < 2; ++s) {
+    const PressureStats p = solver_->stats_from_record(r, s, settings_);
+    if (!std::isfinite(p.rhs_norm) || !std::isfinite(p.residual) || r.nonfinite[s] > 0)
+      throw_non_finite(r.step, r.time,
+                       r.nonfinite[s] > 0 ? std::to_string(r.nonfinite[s]) + " particles not finite"
+                                          : "||div u/dt|| = " + number(p.rhs_norm) + ", relative residual " +
+                                                number(p.residual),
+                       r.nonfinite[s] > 0);
+    count_solve(p, r.step, r.time);
+    solves[s] = p;
+  }
+  last_pressure_ = combine(solves[0], solves[1]);
+  done_ = r.step;
+  return true;
+}
+
+void Simulation::drain() {
+  while (absorb_next(true)) {
+  }
 }
 
 void Simulation::set_dt(double dt) {
@@ -164,16 +280,22 @@ PressureStats Simulation::solve_and_project() {
     throw_non_finite(step_ + 1, time_ + dt_,
                      bad_particles > 0 ? std::to_string(bad_particles) + " particles not finite"
                                        : "||div u/dt|| = " + number(p.rhs_norm) + ", relative residual " +
-                                             number(p.residual));
+                                             number(p.residual),
+                     bad_particles > 0);
 
   t.begin(Phase::project);
-  backend_->project();
+  backend_->segment(kSegmentProject, [&] { backend_->project(); });
   t.end(Phase::project);
+  count_solve(p, step_ + 1, time_ + dt_);
+  return p;
+}
 
+// The failure count of one solve of step `step` (ending at `time`).
+void Simulation::count_solve(const PressureStats& p, int64_t step, double time) {
   pressure_iterations_total_ += p.iterations;
   if (p.converged) {
     pressure_failures_in_row_ = 0;
-    return p;
+    return;
   }
   ++pressure_unconverged_;
   ++pressure_failures_in_row_;
@@ -185,17 +307,19 @@ PressureStats Simulation::solve_and_project() {
     std::snprintf(line, sizeof line,
                   "the pressure solve did not converge %d times in a row (pressure.max_failures): step %lld, "
                   "t = %.6g s, solver %s, relative residual %.3g after %d iterations, tolerance %.3g",
-                  pressure_failures_in_row_, static_cast<long long>(step_ + 1), time_ + dt_, solver_->name().c_str(),
+                  pressure_failures_in_row_, static_cast<long long>(step), time, solver_->name().c_str(),
                   p.residual, p.iterations, cfg_.tolerance);
     throw PressureFailure(line);
   }
-  return p;
 }
 
-void Simulation::throw_non_finite(int64_t step, double time, const std::string& what) {
-  const SimState s = download();  // once, at the end of the run: its cost does not matter
+void Simulation::throw_non_finite(int64_t step, double time, const std::string& what, bool particles_first) {
+  // Once, at the end of the run: its cost does not matter. Not through
+  // download(), which would read the records still in flight.
+  SimState s = header();
+  backend_->download(s);
   int64_t count = 0;
-  const std::string first = first_non_finite(s, backend_->nonfinite_particles() > 0, count);
+  const std::string first = first_non_finite(s, particles_first, count);
   std::string line = "non-finite value at step " + std::to_string(step) + " (t = " + number(time) + " s): ";
   if (count > 0)
     line += first + " (" + std::to_string(count) + " non-finite value" + (count > 1 ? "s" : "") + " in all)";
@@ -205,10 +329,9 @@ void Simulation::throw_non_finite(int64_t step, double time, const std::string& 
   throw NonFiniteError(line);
 }
 
-SimState Simulation::download() {
+SimState Simulation::header() const {
   SimState s;
   s.grid = grid_;
-  backend_->download(s);
   s.step = step_;
   s.time = time_;
   s.dt = dt_;
@@ -216,14 +339,21 @@ SimState Simulation::download() {
   return s;
 }
 
+SimState Simulation::download() {
+  drain();
+  SimState s = header();
+  backend_->download(s);
+  return s;
+}
+
 std::unique_ptr<PendingState> Simulation::begin_download() {
-  SimState header;
-  header.grid = grid_;
-  header.step = step_;
-  header.time = time_;
-  header.dt = dt_;
-  header.next_id = next_id_;
-  return backend_->begin_download(std::move(header));
+  drain();
+  return backend_->begin_download(header());
+}
+
+Diagnostics Simulation::diagnostics() {
+  drain();
+  return backend_->diagnostics();
 }
 
 }  // namespace sim

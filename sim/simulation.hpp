@@ -43,7 +43,17 @@ class Simulation {
   // `state` is the initial condition or a restart.
   Simulation(const Config& cfg, std::unique_ptr<Backend> backend, const SimState& state);
 
+  // One step. On an asynchronous backend (Backend::asynchronous) the step
+  // is queued and this returns at once: the figures and checks of a step
+  // (time(), the watchdog, PressureFailure) then come a few steps later,
+  // and drain() waits for all of them.
+  // The figures of the step, or on an asynchronous backend those of the
+  // latest step read back. The accessors below drain() first.
   StepInfo step();
+  void drain();
+  // Whether steps run without host round trips (gpu.graphs, a backend and
+  // a pressure solver that can).
+  bool asynchronous() const { return async_; }
   void request_stop() { stop_.store(true); }
   bool stop_requested() const { return stop_.load(); }
 
@@ -53,23 +63,41 @@ class Simulation {
   SimState download();  // host copy of the whole state (synchronises)
   // The same copy, started without waiting for it (see Backend::begin_download).
   std::unique_ptr<PendingState> begin_download();
-  Diagnostics diagnostics() { return backend_->diagnostics(); }
+  Diagnostics diagnostics();
   Backend& backend() { return *backend_; }
   const Config& config() const { return cfg_; }
   const Grid& grid() const { return grid_; }
   int64_t step_index() const { return step_; }
-  double time() const { return time_; }
-  const PressureStats& last_pressure() const { return last_pressure_; }
-  int64_t pressure_iterations_total() const { return pressure_iterations_total_; }
+  double time() {
+    drain();
+    return time_;
+  }
+  const PressureStats& last_pressure() {
+    drain();
+    return last_pressure_;
+  }
+  int64_t pressure_iterations_total() {
+    drain();
+    return pressure_iterations_total_;
+  }
   std::string pressure_solver_name() const { return solver_->name(); }
   // Solves that missed the tolerance in this run, and the worst relative
   // residual among them. pressure.max_failures of them in a row make step()
   // throw PressureFailure.
-  int64_t pressure_unconverged() const { return pressure_unconverged_; }
-  double pressure_worst_residual() const { return pressure_worst_residual_; }
+  int64_t pressure_unconverged() {
+    drain();
+    return pressure_unconverged_;
+  }
+  double pressure_worst_residual() {
+    drain();
+    return pressure_worst_residual_;
+  }
   // Adaptive steps whose dt the viscous limit of the explicit diffusion set
   // (rather than the advective limit or dt_max), since the start of the run.
-  int64_t viscous_limited_steps() const { return viscous_limited_steps_; }
+  int64_t viscous_limited_steps() {
+    drain();
+    return viscous_limited_steps_;
+  }
 
  private:
   Config cfg_;
@@ -91,12 +119,30 @@ class Simulation {
   int64_t viscous_limited_steps_ = 0;
   std::atomic<bool> stop_{false};
 
-  // Downloads the state, finds the first non-finite value and throws
-  // NonFiniteError naming `step`, `time` and it; `what` says which check fired.
+  // The segments of a step an asynchronous backend records once and replays.
+  enum Segment { kSegmentDt, kSegmentStage0, kSegmentStage1, kSegmentSolve0, kSegmentSolve1, kSegmentProject };
+  // How many steps the host may queue before it reads their records.
+  static constexpr int kRecordsAhead = 16;
+  bool async_ = false;
+  bool clock_started_ = false;
+  int64_t first_step_ = 0;
+  int64_t done_ = 0;  // steps whose records the host has read
+
   void set_dt(double dt);  // k_.dt, uploaded to the backend
+  template <class Project>
+  void heun(Project project);
+  static PressureStats combine(const PressureStats& first, const PressureStats& second);
   // One pressure solve, the watchdog, the projection and the failure count.
   PressureStats solve_and_project();
-  [[noreturn]] void throw_non_finite(int64_t step, double time, const std::string& what);
+  void count_solve(const PressureStats& p, int64_t step, double time);
+  bool async_ready();
+  StepInfo step_on_device();
+  bool absorb_next(bool wait);
+  SimState header() const;
+  // Downloads the state, finds the first non-finite value and throws
+  // NonFiniteError naming `step`, `time` and it; `what` says which check
+  // fired; `particles_first`: look at the particles before the fluid.
+  [[noreturn]] void throw_non_finite(int64_t step, double time, const std::string& what, bool particles_first);
 };
 
 }  // namespace sim

@@ -80,6 +80,7 @@ inline std::string non_finite_message(const Config& cfg, const SimState& start, 
   Simulation sim(cfg, make_backend(cfg, start.grid, nullptr), start);
   try {
     for (int k = 0; k < steps; ++k) sim.step();
+    sim.drain();  // the last steps' checks, on a backend that steps ahead
   } catch (const NonFiniteError& e) {
     return e.what();
   }
