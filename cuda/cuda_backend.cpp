@@ -72,6 +72,14 @@ class CudaBackend final : public Backend {
       run_count_.allocate(1, "deposit run count");
       deposit_ws_.allocate(plan.deposit_workspace, "deposit workspace");
     }
+    if (plan.gather_deposit) {
+      for (DeviceBuffer<uint32_t>* b : {&gather_keys_, &gather_keys_alt_, &gather_slots_, &gather_slots_alt_})
+        b->allocate(cap, "deposit keys");
+      for (DeviceBuffer<float2>* b : {&gather_wu_, &gather_wv_, &gather_qu_, &gather_qv_}) b->allocate(cap, "deposit values");
+      gather_mass_.allocate(cap, "deposit values");
+      gather_nodes_.allocate(static_cast<size_t>(plan.gather_nodes), "deposit node ranges");
+      deposit_ws_.allocate(plan.deposit_workspace, "deposit workspace");
+    }
     if (cfg.sampling == Sampling::texture) textures_ = VelocityTextures(u_.data(), v_.data(), g, dev_);
     if (cfg.sampling == Sampling::packed && plan.capacity > 0)
       for (DeviceBuffer<float4>* f : {&u4_, &v4_}) f->allocate(n, "packed velocity");
@@ -197,6 +205,12 @@ class CudaBackend final : public Backend {
                                  pair_values_b_.data(), pair_gathered_.data(), pair_sums_.data(),
                                  run_count_.data(),     plan_.deposit_sentinel, deposit_ws_.data(),
                                  deposit_ws_.bytes(),   static_cast<int>(plan_.pairs), plan_.deposit_key_bits};
+      if (plan_.gather_deposit)
+        c.gather = GatherBuffers{gather_keys_.data(),   gather_keys_alt_.data(), gather_slots_.data(),
+                                 gather_slots_alt_.data(), gather_nodes_.data(), gather_wu_.data(),
+                                 gather_wv_.data(),     gather_mass_.data(),     gather_qu_.data(),
+                                 gather_qv_.data(),     plan_.gather_sentinel,   static_cast<int>(plan_.gather_nodes),
+                                 plan_.gather_key_bits, deposit_ws_.data(),      deposit_ws_.bytes()};
       c.capacity = static_cast<uint32_t>(plan_.capacity);
       c.open = open_.data();
       couple_particles(exec_, store_.current(), c, u_.data(), v_.data());
@@ -538,6 +552,10 @@ class CudaBackend final : public Backend {
   DeviceBuffer<uint32_t> pair_keys_, pair_keys_alt_, unique_keys_, pair_perm_, pair_perm_alt_;
   DeviceBuffer<real> pair_values_, pair_values_b_, pair_gathered_, pair_sums_;
   DeviceBuffer<int> run_count_;
+  DeviceBuffer<uint32_t> gather_keys_, gather_keys_alt_, gather_slots_, gather_slots_alt_;  // deposit=gather
+  DeviceBuffer<float2> gather_wu_, gather_wv_, gather_qu_, gather_qv_;
+  DeviceBuffer<real> gather_mass_;
+  DeviceBuffer<int2> gather_nodes_;
   VelocityTextures textures_;
   DeviceBuffer<float4> u4_, v4_;  // sampling=packed
   std::unique_ptr<CudaPoisson> poisson_;  // after poisson_setup

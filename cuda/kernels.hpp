@@ -165,10 +165,36 @@ struct DepositBuffers {
   size_t workspace_bytes;
   int pairs, end_bit;
 };
+// deposit=gather (cuda/particle_kernels.cu): one (key, slot) pair per
+// particle, keyed by the lower-left node of its u stencil, (su.i + 1) +
+// (su.j + 1) (nx + 2), times 4 plus where its v stencil sits against it
+// (bit 0: sv.i = su.i - 1, bit 1: sv.j = su.j + 1); `sentinel` = none (dead,
+// or lost to the watchdog). Written at the canonical slot id % capacity and
+// sorted stably once per step, so a node's particles are in canonical
+// order whatever the storage order. Then per sorted particle its stencil
+// weights and the value deposited (mass, or B and A per component), and
+// every face sums the particles of the 3 x 3 nodes around it in a fixed
+// order: no atomics, the same bits whatever the launch or particle order.
+struct GatherBuffers {
+  uint32_t *keys, *keys_alt, *slots, *slots_alt;  // slot = storage index, carried through the sort
+  int2* nodes;                 // per node: [begin, end) of its particles in sorted order; zeroed each step
+  float2 *wu, *wv;             // per sorted particle: (wx, wy) of its u and v stencils
+  real* mass;                  // per sorted particle: pass 1's value
+  float2 *qu, *qv;             // per sorted particle: pass 2's (B, A) of each component
+  uint32_t sentinel;           // 4 * node count
+  int node_count;              // (nx + 2) (ny + 1)
+  int end_bit;                 // bits of the sentinel
+  void* workspace;
+  size_t workspace_bytes;
+};
+// Stencil nodes of the gather deposit: (nx + 2) (ny + 1), su.i in [-1, nx], su.j in [-1, ny - 1].
+inline int64_t gather_node_count(int nx, int ny) { return int64_t(nx + 2) * int64_t(ny + 1); }
+
 struct CouplingArgs {
   CouplingFields f;
   Deposit deposit = Deposit::sorted;
   DepositBuffers pairs{};  // deposit=sorted
+  GatherBuffers gather{};  // deposit=gather
   uint32_t capacity = 0;
   const real* open = nullptr;  // cell open flags (faces touching a solid are not updated)
 };

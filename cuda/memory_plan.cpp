@@ -71,6 +71,15 @@ MemoryPlan plan_memory(const Config& cfg, const Grid& g, const StencilOpts& o) {
                              " particle slots exceed the backend's 32-bit indexing (at most 268435455 with "
                              "gpu.deposit = sorted, 2147483646 otherwise)");
   p.pairs = *pairs;
+  p.gather_deposit = cfg.two_way && cfg.deposit == Deposit::gather && p.capacity > 0;
+  if (p.gather_deposit) {
+    p.gather_nodes = gather_node_count(g.nx, g.ny);
+    if (4 * p.gather_nodes > int64_t(UINT32_MAX) || p.gather_nodes >= INT_MAX)
+      throw std::runtime_error("cuda: gpu.deposit = gather keys 4 (nx + 2) (ny + 1) = " +
+                               std::to_string(4 * p.gather_nodes) + " stencil nodes, past 32-bit keys");
+    p.gather_sentinel = static_cast<uint32_t>(4 * p.gather_nodes);
+    p.gather_key_bits = key_bits(p.gather_sentinel);
+  }
   p.particles = ParticleStore::bytes(cfg.layout, p.capacity, p.sorts) + 2 * sizeof(unsigned long long);
   if (cfg.sampling == Sampling::packed && p.capacity > 0) p.particles += 2 * g.size() * sizeof(float4);
 
@@ -87,6 +96,14 @@ MemoryPlan plan_memory(const Config& cfg, const Grid& g, const StencilOpts& o) {
     // values of the mass or B, of A, the gathered values, the run sums
     p.deposit = static_cast<size_t>(p.pairs) * (5 * sizeof(uint32_t) + 4 * sizeof(real)) + sizeof(int) +
                 p.deposit_workspace;
+  }
+  if (p.gather_deposit) {
+    p.deposit_workspace = radix_sort_workspace_bytes(static_cast<int>(p.capacity), p.gather_key_bits);
+    // per slot: the key and slot with their sort twins (16 B), the u and v
+    // stencil weights (16 B), the mass (4 B), B and A per component (16 B);
+    // per stencil node its range (8 B)
+    p.deposit = static_cast<size_t>(p.capacity) * (4 * sizeof(uint32_t) + 4 * sizeof(float2) + sizeof(real)) +
+                static_cast<size_t>(p.gather_nodes) * sizeof(int2) + p.deposit_workspace;
   }
   return p;
 }

@@ -20,10 +20,14 @@ struct MemoryPlan {
   bool sorts = false;           // gpu.sort_every > 0: a second particle bank and sort keys
   bool couples = false;         // two-way coupling with particle slots: the coupling's 6 face arrays
   bool sorted_deposit = false;  // two-way with gpu.deposit = sorted: 8 pairs per slot
+  bool gather_deposit = false;  // two-way with gpu.deposit = gather: one key per slot, a range per stencil node
   bool advection_clearance = false;  // fluid.advection = quick with obstacles: one grid array more
   int64_t pairs = 0;
   int cell_key_bits = 1, deposit_key_bits = 1;
   uint32_t deposit_sentinel = 0;
+  int64_t gather_nodes = 0;  // gather: stencil nodes, (nx + 2) (ny + 1)
+  int gather_key_bits = 1;
+  uint32_t gather_sentinel = 0;  // 4 * gather_nodes
   size_t sort_workspace = 0, deposit_workspace = 0;
   // bytes by use
   size_t fields = 0, reductions = 0, particles = 0, sorting = 0, deposit = 0;

@@ -5,6 +5,7 @@
 // deposit, drag deposit, the fluid faces' update, then per particle
 // coefficients, sampling, drag, obstacles, walls.
 #include "cuda/access.cuh"
+#include "cuda/check.hpp"
 #include "cuda/constants.cuh"
 #include "cuda/kernels.hpp"
 #include "sim/faces.hpp"
@@ -162,11 +163,7 @@ __global__ void __launch_bounds__(kParticleBlock) drag_deposit_kernel(KP kp, Vie
   const real x = p.x(i), y = p.y(i), vx = p.vx(i), vy = p.vy(i), d = p.d(i);
   const bool live = p.alive(i) != 0 && finite_motion({x, y, vx, vy});
   CouplingDeposit q{0, 0, 0, 0};
-  if (live) {
-    CouplingCoeffs cx, cy;
-    particle_coeffs(Loaded<LdgAccess>{f.mu}, Loaded<LdgAccess>{f.mv}, true, x, y, d, k, cx, cy);
-    q = coupling_deposit(particle_mass(d, k), vx, vy, cx, cy, k);
-  }
+  if (live) q = particle_drag_deposit(Loaded<LdgAccess>{f.mu}, Loaded<LdgAccess>{f.mv}, x, y, vx, vy, d, k);
   if constexpr (kDeposit == DepositMode::atomic) {
     if (live && (q.bu != real(0) || q.au != real(0) || q.bv != real(0) || q.av != real(0)))
       for_each_deposit_face(x, y, k, [&](int, int fu, real wu, int fv, real wv) {
@@ -212,6 +209,182 @@ __global__ void coupled_faces_kernel(KP kp, CouplingFields f, const real* __rest
   f.au[c] = f.bu[c] = f.av[c] = f.bv[c] = real(0);
 }
 
+
+// ---- deposit=gather ------------------------------------------------------
+// Bitwise reproducible and free of atomics: one (key, slot) pair per
+// particle sorted by stencil node (GatherBuffers), then every face sums the
+// particles of the nodes around it in a fixed order. The key of a live
+// particle at (x, y): the lower-left node (su.i, su.j) of its u stencil,
+// and in 2 bits where its v stencil's node lies against it. With the
+// clamps of stencil_u and stencil_v (both from the same x / dx and y / dy),
+// sv.i - su.i is -1 or 0 and sv.j - su.j is 0 or 1 for every finite
+// position, inside the domain or not, so a u face (i, j) is reached only
+// from the nodes {i - 1, i} x {j - 1, j} and a v face only from
+// {i - 1, i, i + 1} x {j - 2, j - 1, j}.
+__device__ __forceinline__ uint32_t gather_key(real x, real y, const Constants& k) {
+  const BilinearStencil su = stencil_u(x, y, k), sv = stencil_v(x, y, k);
+  const uint32_t node = static_cast<uint32_t>(su.i + 1) + static_cast<uint32_t>(su.j + 1) * static_cast<uint32_t>(k.nx + 2);
+  return 4u * node + (sv.i != su.i ? 1u : 0u) + (sv.j != su.j ? 2u : 0u);
+}
+
+// Keys at the canonical slot id % capacity: after the stable sort a node's
+// particles are in canonical order, whatever order the store holds them in.
+template <class View, class KP>
+__global__ void __launch_bounds__(kParticleBlock) gather_key_kernel(KP kp, View p, GatherBuffers b, uint32_t capacity) {
+  const Constants& k = kp.get();
+  const int64_t s = static_cast<int64_t>(blockIdx.x) * kParticleBlock + threadIdx.x;
+  if (s >= p.size()) return;
+  const real x = p.x(s), y = p.y(s);
+  // a particle already lost to the watchdog leaves the fluid as it is (the CPU's rule)
+  const bool live = p.alive(s) != 0 && finite_motion({x, y, p.vx(s), p.vy(s)});
+  const uint32_t c = static_cast<uint32_t>(p.id(s) % capacity);
+  b.keys[c] = live ? gather_key(x, y, k) : b.sentinel;
+  b.slots[c] = static_cast<uint32_t>(s);
+}
+
+// Per sorted particle: its node's range (the first and the last of a run
+// of one node write it; the ranges were zeroed), its stencil weights and
+// pass 1's value, the mass.
+template <class View, class KP>
+__global__ void __launch_bounds__(kParticleBlock) gather_mass_kernel(KP kp, View p, GatherBuffers b,
+                                                                     const uint32_t* __restrict__ keys,
+                                                                     const uint32_t* __restrict__ slots, int n) {
+  const Constants& k = kp.get();
+  const int r = static_cast<int>(blockIdx.x * kParticleBlock + threadIdx.x);
+  if (r >= n) return;
+  const uint32_t key = keys[r];
+  if (key >= b.sentinel) return;
+  const uint32_t node = key >> 2;
+  if (r == 0 || (keys[r - 1] >> 2) != node) b.nodes[node].x = r;
+  if (r == n - 1 || (keys[r + 1] >> 2) != node) b.nodes[node].y = r + 1;
+  const uint32_t s = slots[r];
+  const real x = p.x(s), y = p.y(s);
+  const BilinearStencil su = stencil_u(x, y, k), sv = stencil_v(x, y, k);
+  b.wu[r] = make_float2(su.wx, su.wy);
+  b.wv[r] = make_float2(sv.wx, sv.wy);
+  b.mass[r] = particle_mass(p.d(s), k);
+}
+
+// Per sorted particle: pass 2's values, B and A of each component per unit
+// face weight, from the loading in M (the function the other deposits use).
+template <class View, class KP>
+__global__ void __launch_bounds__(kParticleBlock) gather_drag_kernel(KP kp, View p, GatherBuffers b,
+                                                                     const uint32_t* __restrict__ keys,
+                                                                     const uint32_t* __restrict__ slots, int n,
+                                                                     const real* __restrict__ mu,
+                                                                     const real* __restrict__ mv) {
+  const Constants& k = kp.get();
+  const int r = static_cast<int>(blockIdx.x * kParticleBlock + threadIdx.x);
+  if (r >= n || keys[r] >= b.sentinel) return;
+  const uint32_t s = slots[r];
+  const CouplingDeposit q =
+      particle_drag_deposit(Loaded<LdgAccess>{mu}, Loaded<LdgAccess>{mv}, p.x(s), p.y(s), p.vx(s), p.vy(s), p.d(s), k);
+  b.qu[r] = make_float2(q.bu, q.au);
+  b.qv[r] = make_float2(q.bv, q.av);
+}
+
+// The values a face gathers: pass 1 one per particle for both components,
+// pass 2 (B, A) per component.
+struct GatherMass {
+  const real* __restrict__ m;
+  static constexpr int K = 1;
+  __device__ __forceinline__ void u(int r, real (&o)[1]) const { o[0] = __ldg(m + r); }
+  __device__ __forceinline__ void v(int r, real (&o)[1]) const { o[0] = __ldg(m + r); }
+};
+struct GatherDrag {
+  const float2* __restrict__ qu;
+  const float2* __restrict__ qv;
+  static constexpr int K = 2;
+  __device__ __forceinline__ void u(int r, real (&o)[2]) const {
+    const float2 q = __ldg(qu + r);
+    o[0] = q.x;
+    o[1] = q.y;
+  }
+  __device__ __forceinline__ void v(int r, real (&o)[2]) const {
+    const float2 q = __ldg(qv + r);
+    o[0] = q.x;
+    o[1] = q.y;
+  }
+};
+template <int K>
+struct GatherOut {
+  real* u[K];
+  real* v[K];
+};
+
+// The first unwrapped index of a face of an axis (-1 the lowest a stencil
+// reaches) that wraps onto `i` on a periodic axis; `i` itself otherwise.
+__device__ __forceinline__ int first_image(int i, int n, bool periodic) {
+  if (!periodic) return i;
+  while (i - n >= -1) i -= n;
+  return i;
+}
+
+// One thread per point (i, j) of [0, nx] x [0, ny]: the u face (i, j) and
+// the v face (i, j) where they own momentum (deposit_face_u / _v), each the
+// sum, in a fixed order (unwrapped images, nodes by row then column,
+// particles in sorted order), of corner_weight times the value of every
+// particle whose stencil reaches it. Added to the face (zero before).
+template <class In, class KP>
+__global__ void face_gather_kernel(KP kp, GatherBuffers b, const uint32_t* __restrict__ keys, In in,
+                                   GatherOut<In::K> out) {
+  constexpr int K = In::K;
+  const Constants& k = kp.get();
+  const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  const int j = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
+  if (i > k.nx || j > k.ny) return;
+  const bool own_u = i >= k.u_i_begin && i < k.u_i_end && j < k.ny;
+  const bool own_v = j >= k.v_j_begin && j < k.v_j_end && i < k.nx;
+  if (!own_u && !own_v) return;
+  real su[K], sv[K];
+  SIM_UNROLL
+  for (int q = 0; q < K; ++q) su[q] = sv[q] = real(0);
+  const bool px = is_periodic(k, kLeft), py = is_periodic(k, kBottom);
+  const int row = k.nx + 2;
+  // unwrapped faces reach at most index nx + 1 (u: su.i + 1 <= nx + 1; v: sv.j + 1 <= ny + 1)
+  for (int jy = first_image(j, k.ny, py); jy <= k.ny + 1; jy += k.ny) {
+    for (int ix = first_image(i, k.nx, px); ix <= k.nx + 1; ix += k.nx) {
+      const int nj0 = max(jy - 2, -1), nj1 = min(jy, k.ny - 1);
+      const int ni0 = max(ix - 1, -1), ni1 = min(ix + 1, k.nx);
+      for (int nj = nj0; nj <= nj1; ++nj)
+        for (int ni = ni0; ni <= ni1; ++ni) {
+          const int2 range = b.nodes[(ni + 1) + (nj + 1) * row];
+          const int ui = ix - ni, uj = jy - nj;  // corner of the u stencil, if in {0, 1}^2
+          const bool u_here = own_u && (ui == 0 || ui == 1) && (uj == 0 || uj == 1);
+          for (int r = range.x; r < range.y; ++r) {
+            if (u_here) {
+              const float2 w = __ldg(b.wu + r);
+              const real wt = corner_weight(w.x, w.y, ui, uj);
+              real val[K];
+              in.u(r, val);
+              SIM_UNROLL
+              for (int q = 0; q < K; ++q) su[q] += wt * val[q];
+            }
+            if (own_v) {
+              const uint32_t key = __ldg(keys + r);
+              const int vi = ix - ni + ((key & 1u) ? 1 : 0), vj = jy - nj - ((key & 2u) ? 1 : 0);
+              if ((vi == 0 || vi == 1) && (vj == 0 || vj == 1)) {
+                const float2 w = __ldg(b.wv + r);
+                const real wt = corner_weight(w.x, w.y, vi, vj);
+                real val[K];
+                in.v(r, val);
+                SIM_UNROLL
+                for (int q = 0; q < K; ++q) sv[q] += wt * val[q];
+              }
+            }
+          }
+        }
+      if (!px) break;
+    }
+    if (!py) break;
+  }
+  const int c = at(k, i, j);  // deposit_face_u / _v of the owner (i, j)
+  SIM_UNROLL
+  for (int q = 0; q < K; ++q) {
+    if (own_u) out.u[q][c] += su[q];
+    if (own_v) out.v[q][c] += sv[q];
+  }
+}
 
 // The slot whose id % capacity == r takes the last new id k == r (mod
 // capacity) in [first, first + count); each earlier one, and the old
@@ -309,7 +482,9 @@ void couple_particles(const Exec& e, const DeviceParticles& p, const CouplingArg
     with_constants(e.constants, e.k_dev, [&](auto kp) {
       using View = decltype(view);
       using KP = decltype(kp);
-      if (a.deposit == Deposit::atomic) {
+      if (a.deposit == Deposit::gather) {
+        // below, with the face update's launch shape
+      } else if (a.deposit == Deposit::atomic) {
         mass_deposit_kernel<View, KP, DepositMode::atomic>
             <<<blocks, kParticleBlock, 0, e.stream>>>(kp, view, a.f, a.pairs, a.capacity);
         SIM_CUDA_CHECK_LAUNCH("mass_deposit_kernel");
@@ -331,6 +506,28 @@ void couple_particles(const Exec& e, const DeviceParticles& p, const CouplingArg
       }
       const dim3 block(32, 8);
       const dim3 grid((e.nx + 1 + block.x - 1) / block.x, (e.ny + 1 + block.y - 1) / block.y);
+      if (a.deposit == Deposit::gather) {
+        const GatherBuffers& b = a.gather;
+        const int n = static_cast<int>(view.size());
+        SIM_CUDA_CHECK(cudaMemsetAsync(b.nodes, 0, static_cast<size_t>(b.node_count) * sizeof(int2), e.stream));
+        gather_key_kernel<<<blocks, kParticleBlock, 0, e.stream>>>(kp, view, b, a.capacity);
+        SIM_CUDA_CHECK_LAUNCH("gather_key_kernel");
+        // one sort of the keys serves the mass, B and A (the particles do not move in between)
+        const bool alt = radix_sort_pairs(e.stream, b.keys, b.keys_alt, b.slots, b.slots_alt, n, b.end_bit,
+                                          b.workspace, b.workspace_bytes);
+        const uint32_t* keys = alt ? b.keys_alt : b.keys;
+        const uint32_t* slots = alt ? b.slots_alt : b.slots;
+        gather_mass_kernel<<<blocks, kParticleBlock, 0, e.stream>>>(kp, view, b, keys, slots, n);
+        SIM_CUDA_CHECK_LAUNCH("gather_mass_kernel");
+        face_gather_kernel<<<grid, block, 0, e.stream>>>(kp, b, keys, GatherMass{b.mass},
+                                                         GatherOut<1>{{a.f.mu}, {a.f.mv}});
+        SIM_CUDA_CHECK_LAUNCH("face_gather_kernel (mass)");
+        gather_drag_kernel<<<blocks, kParticleBlock, 0, e.stream>>>(kp, view, b, keys, slots, n, a.f.mu, a.f.mv);
+        SIM_CUDA_CHECK_LAUNCH("gather_drag_kernel");
+        face_gather_kernel<<<grid, block, 0, e.stream>>>(kp, b, keys, GatherDrag{b.qu, b.qv},
+                                                         GatherOut<2>{{a.f.bu, a.f.au}, {a.f.bv, a.f.av}});
+        SIM_CUDA_CHECK_LAUNCH("face_gather_kernel (drag)");
+      }
       coupled_faces_kernel<<<grid, block, 0, e.stream>>>(kp, a.f, a.open, u, v);
       SIM_CUDA_CHECK_LAUNCH("coupled_faces_kernel");
     });

@@ -173,7 +173,7 @@ std::vector<Field<Config>> config_keys() {
   k.push_back(enumeration<Stencil, C>("gpu.stencil", SIM_MEMBER(stencil), "Grid stencil kernels: plain loads, read-only cache, shared-memory tiles, or (vector) the Jacobi sweep with 16-byte loads and rows in registers."));
   k.push_back(enumeration<ConstantsIn, C>("gpu.constants", SIM_MEMBER(constants), "Where kernels read the run constants from."));
   k.push_back(enumeration<Sampling, C>("gpu.sampling", SIM_MEMBER(sampling), "Fluid velocity at particles: software bilinear (8 gathers), texture hardware, or packed (the 4 corners of each stencil in one 16-byte load per component)."));
-  k.push_back(enumeration<Deposit, C>("gpu.deposit", SIM_MEMBER(deposit), "Two-way force deposit: per-particle atomics or a cell-sorted reduction."));
+  k.push_back(enumeration<Deposit, C>("gpu.deposit", SIM_MEMBER(deposit), "Two-way force deposit: per-particle atomics (not reproducible), a face-sorted reduction of 8 pairs a particle, or a gather by stencil node (one sort key a particle); sorted and gather are bitwise reproducible."));
   k.push_back(integer<C>("gpu.sort_every", SIM_MEMBER(sort_every), "steps", ge(0), "Sort particles by cell every K steps; 0 = never."));
   k.push_back(boolean<C>("gpu.graphs", SIM_MEMBER(graphs),
                          "Step without host round trips: each step's launches recorded once as CUDA graphs and replayed, "

@@ -260,6 +260,13 @@ SIM_HD int deposit_face_v(int i, int j, const Constants& k) {
 // storage index of the face that owns its momentum (deposit_face_u/v). What
 // the particles deposit with these weights is what their sampling reads
 // back, so the momentum they take is what the fluid loses.
+// The weight of corner (di, dj) in {0, 1}^2 of a bilinear stencil with
+// fractional offsets (wx, wy): what a particle deposits onto that face per
+// unit of a quantity, and what its sampling reads from it.
+SIM_HD real corner_weight(real wx, real wy, int di, int dj) {
+  return (di ? wx : real(1) - wx) * (dj ? wy : real(1) - wy);
+}
+
 template <class Emit>
 SIM_HD void for_each_deposit_face(real x, real y, const Constants& k, Emit&& emit) {
   const BilinearStencil su = stencil_u(x, y, k), sv = stencil_v(x, y, k);
@@ -267,8 +274,8 @@ SIM_HD void for_each_deposit_face(real x, real y, const Constants& k, Emit&& emi
   for (int dj = 0; dj < 2; ++dj) {
     SIM_UNROLL
     for (int di = 0; di < 2; ++di) {
-      const real wu = (di ? su.wx : real(1) - su.wx) * (dj ? su.wy : real(1) - su.wy);
-      const real wv = (di ? sv.wx : real(1) - sv.wx) * (dj ? sv.wy : real(1) - sv.wy);
+      const real wu = corner_weight(su.wx, su.wy, di, dj);
+      const real wv = corner_weight(sv.wx, sv.wy, di, dj);
       emit(2 * dj + di, deposit_face_u(su.i + di, su.j + dj, k), wu, deposit_face_v(sv.i + di, sv.j + dj, k), wv);
     }
   }
@@ -330,6 +337,17 @@ SIM_HD CouplingDeposit coupling_deposit(real m, real vx, real vy, const Coupling
   q.bv = m * cy.alpha;
   q.av = m * (cy.alpha * vy - cy.beta_m1 * (k.g_eff_y * k.dt));
   return q;
+}
+
+// Pass 2 for one particle of the GPU deposits: its coefficients from the
+// loading in M (particle_coeffs, two-way) and what it deposits, per unit
+// face weight (coupling_deposit).
+template <class Field>
+SIM_HD CouplingDeposit particle_drag_deposit(const Field& mu, const Field& mv, real x, real y, real vx, real vy, real d,
+                                             const Constants& k) {
+  CouplingCoeffs cx, cy;
+  particle_coeffs(mu, mv, true, x, y, d, k, cx, cy);
+  return coupling_deposit(particle_mass(d, k), vx, vy, cx, cy, k);
 }
 
 // Pass 3 on one face of fluid mass m_f: the implicit drag of the particles

@@ -19,7 +19,7 @@ SIM_ENUM_TABLE(Stencil, {Stencil::naive, "naive"}, {Stencil::ldg, "ldg"}, {Stenc
                {Stencil::vector, "vector"})
 SIM_ENUM_TABLE(ConstantsIn, {ConstantsIn::constant, "constant"}, {ConstantsIn::global, "global"})
 SIM_ENUM_TABLE(Sampling, {Sampling::software, "software"}, {Sampling::texture, "texture"}, {Sampling::packed, "packed"})
-SIM_ENUM_TABLE(Deposit, {Deposit::atomic, "atomic"}, {Deposit::sorted, "sorted"})
+SIM_ENUM_TABLE(Deposit, {Deposit::atomic, "atomic"}, {Deposit::sorted, "sorted"}, {Deposit::gather, "gather"})
 SIM_ENUM_TABLE(PressureSolverKind, {PressureSolverKind::auto_, "auto"}, {PressureSolverKind::jacobi, "jacobi"},
                {PressureSolverKind::sor, "sor"}, {PressureSolverKind::multigrid, "multigrid"},
                {PressureSolverKind::fft, "fft"})

@@ -19,7 +19,7 @@ enum class BackendKind { auto_, cpu, cuda };
 enum class Stencil { naive, ldg, shared, vector };
 enum class ConstantsIn { constant, global };
 enum class Sampling { software, texture, packed };
-enum class Deposit { atomic, sorted };
+enum class Deposit { atomic, sorted, gather };
 enum class PressureSolverKind { auto_, jacobi, sor, multigrid, fft };
 enum class BoundaryKind { wall, free_slip, periodic, inflow, outflow };
 enum class InitialFlow { rest, uniform, taylor_green };

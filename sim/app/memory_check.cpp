@@ -103,7 +103,10 @@ MemoryNeed host_memory_need(const Config& cfg, bool cuda) {
     stepping = {fields + solver + snapshots.grid, particles + reactions + snapshots.particles};
   } else {
     // The fields and particles live on the device; the host holds the
-    // initial state while the backend is made, then the snapshots.
+    // initial state while the backend is made, then the snapshots. The
+    // device side (check_run_fits: cuda_memory_need, cuda/memory_plan.cpp)
+    // counts every deposit's buffers: sorted's pairs, gather's keys, records
+    // and node ranges; neither needs host memory.
     setup = {state_grid + hierarchy, state_particles};
     stepping = snapshots;
   }

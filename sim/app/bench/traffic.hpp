@@ -163,8 +163,21 @@ inline int key_bits(uint64_t max_key) {
 //   writing keys and values (16 B each), the reduce-by-key read (8 B); then
 //   per run (at most 2 per face point) the unique key and sum written, read
 //   by the scatter, and the face read and written (24 B).
+// gather: one (key, slot) pair per slot written (8 B), a histogram read (4
+//   B) and `passes` radix passes (16 B each) over keys of 4 (nx + 2)(ny + 1);
+//   the node ranges zeroed (8 B per node); per sorted slot the key and slot
+//   read (8 B), its stencil weights and value written (20 B); the face pass
+//   reads every node's range (8 B), per particle the key, the weights and
+//   the value (24 B), and each face point's fu, fv (16 B).
+inline double gather_nodes(const Grid& g) { return static_cast<double>(g.nx + 2) * (g.ny + 1); }
+inline int gather_passes(const Grid& g) {
+  return radix_passes(key_bits(4 * static_cast<uint64_t>(g.nx + 2) * static_cast<uint64_t>(g.ny + 1)));
+}
 inline Cost deposit(Deposit mode, double slots, const Grid& g) {
   if (mode == Deposit::atomic) return {faces(g) * 4 * kFloat, slots * 8 * 2};
+  if (mode == Deposit::gather)
+    return {slots * (8 + 4 + 16.0 * gather_passes(g) + 8 + 20 + 24) + gather_nodes(g) * 16 + faces(g) * 4 * kFloat,
+            slots * 8 * 2};
   const double pairs = 8 * slots;
   const int passes = radix_passes(key_bits(2 * static_cast<uint64_t>(g.size())));
   const double runs = pairs < 2 * faces(g) ? pairs : 2 * faces(g);
@@ -180,7 +193,21 @@ inline Cost deposit(Deposit mode, double slots, const Grid& g) {
 // again (8 B per face point). Three deposits: with atomics three times the
 // one; sorted, the pairs are sorted once and each quantity gathered (8 B
 // per pair), reduced (8 B) and scattered by run (24 B).
+// gather: the keys read each slot's position, velocity, alive flag and id
+// (SoA 24 B), the mass pass x, y, d through the sorted slot (SoA 12 B), the
+// drag pass x, y, vx, vy, d (SoA 20 B) (AoS 28 B each); the drag pass reads
+// the key and slot (8 B) and writes B and A of both components (16 B); its
+// face pass reads the node ranges (8 B per node), per particle the key,
+// weights and B, A of both components (36 B), and fu, fv of B and A (32 B
+// per face point).
 inline Cost coupling(Deposit mode, double alive, double slots, Layout layout, const Grid& g) {
+  if (mode == Deposit::gather) {
+    const bool aos = layout == Layout::aos;
+    const double records = slots * (aos ? 28.0 : 24.0) + alive * ((aos ? 28.0 : 12.0) + (aos ? 28.0 : 20.0));
+    const Cost c{records + faces(g) * (2 * kFloat + 64 + 2 * kFloat), alive * 60};
+    return c + deposit(mode, slots, g) +
+           Cost{alive * (8 + 16 + 36) + gather_nodes(g) * 8 + faces(g) * 8 * kFloat, alive * 4 * 2};
+  }
   const double records = alive * ((layout == Layout::aos ? 28.0 : 16.0) + (layout == Layout::aos ? 28.0 : 24.0));
   Cost c{records + faces(g) * (2 * kFloat + 64 + 2 * kFloat), alive * 60};
   if (mode == Deposit::atomic) return c + 3.0 * deposit(mode, slots, g);
