@@ -173,11 +173,15 @@ class CudaBackend final : public Backend {
     inject_particles(exec_, store_.current(), first_id, count, cfg_.seed, inj_, counters_.data());
   }
 
-  // The same, the injection drawn on the device; the launches after the
-  // sort recorded once per particle bank (the sort swaps the banks).
+  // The same, the injection drawn on the device; the sort by cell comes
+  // before (prepare_step_on_device, never recorded: it swaps the particle
+  // banks), and what is recorded is recorded once per bank.
+  void prepare_step_on_device() override {
+    if (plan_.capacity > 0) sort_if_due();
+  }
+
   void step_particles_on_device() override {
     if (plan_.capacity == 0) return;
-    sort_if_due();
     segment_of(kParticleSegment, store_.bank(), [&] {
       move_particles();
       if (cfg_.inject.rate > 0)
@@ -413,7 +417,7 @@ class CudaBackend final : public Backend {
   // ---- stepping without host round trips ----
   bool asynchronous() const override { return true; }
 
-  void segment(int key, const std::function<void()>& ops) override { segment_of(key, 0, ops); }
+  void segment(int key, const std::function<void()>& ops) override { segment_of(key, store_.bank(), ops); }
 
   void start_device_clock(const DeviceClock& clock, const DtRule& rule) override {
     rule_ = rule;
@@ -491,16 +495,35 @@ class CudaBackend final : public Backend {
     return reinterpret_cast<T*>(rec + offset);
   }
 
-  // segment() with a second key for the backend's own buffer state.
+  // segment() with a second key for the backend's own buffer state (the
+  // particle bank). A segment inside one being recorded is part of it.
+  // The first launch after recording times what the timer logged while
+  // recording; each later one points the graph's timer nodes at new pairs.
   void segment_of(int key, int variant, const std::function<void()>& ops) {
-    if (!graphs_) {
+    if (!graphs_ || recording_) {
       ops();
       return;
     }
     const std::pair<int, int> k{key, variant};
     auto it = graphs_by_key_.find(k);
-    if (it == graphs_by_key_.end()) it = graphs_by_key_.emplace(k, GraphExec::record(exec_.stream, ops)).first;
-    it->second.launch(exec_.stream);
+    if (it == graphs_by_key_.end()) {
+      Recorded r;
+      recording_ = true;
+      try {
+        r.graph = GraphExec::record(exec_.stream, ops);
+      } catch (...) {
+        recording_ = false;
+        (void)timer_.take_recorded();
+        throw;
+      }
+      recording_ = false;
+      r.timer_nodes = timer_.take_recorded();
+      r.graph.launch(exec_.stream);
+      graphs_by_key_.emplace(k, std::move(r));
+      return;
+    }
+    timer_.replay(it->second.graph.get(), it->second.timer_nodes);
+    it->second.graph.launch(exec_.stream);
   }
 
   void copy(DeviceBuffer<real>& dst, const DeviceBuffer<real>& src) {
@@ -572,7 +595,12 @@ class CudaBackend final : public Backend {
   std::vector<Event> ring_events_;
   int64_t head_ = 0, tail_ = 0;
   bool graphs_ = false;
-  std::map<std::pair<int, int>, GraphExec> graphs_by_key_;
+  bool recording_ = false;
+  struct Recorded {
+    GraphExec graph;
+    std::vector<EventTimer::Node> timer_nodes;
+  };
+  std::map<std::pair<int, int>, Recorded> graphs_by_key_;
   bool permuted_ = false;  // slots out of canonical order since the last upload
   int64_t particle_steps_ = 0;
   int64_t nonfinite_ = 0;  // kNonFinite as of the last compute_rhs

@@ -46,6 +46,7 @@ class GraphExec {
   }
 
   void launch(cudaStream_t s) const { SIM_CUDA_CHECK(cudaGraphLaunch(exec_, s)); }
+  cudaGraphExec_t get() const { return exec_; }
 
  private:
   cudaGraphExec_t exec_ = nullptr;

@@ -1,5 +1,9 @@
 #include "cuda/timer.hpp"
 
+#include <stdexcept>
+#include <string>
+#include <utility>
+
 namespace sim::cuda {
 
 EventTimer::EventTimer(cudaStream_t s) : stream_(s) {
@@ -14,6 +18,7 @@ void EventTimer::begin(Phase phase) {
   Pool& p = pools_[i];
   if (p.head - p.tail == kPairsPerPhase) read_oldest(i);
   p.start[p.head % kPairsPerPhase].record(stream_);
+  log_if_recording(i, true);
   p.open = true;
 }
 
@@ -21,8 +26,35 @@ void EventTimer::end(Phase phase) {
   Pool& p = pools_[static_cast<int>(phase)];
   if (!p.open) return;
   p.stop[p.head % kPairsPerPhase].record(stream_);
+  log_if_recording(static_cast<int>(phase), false);
   p.open = false;
   ++p.head;
+}
+
+// The record just made is the capture's only frontier node when recording.
+void EventTimer::log_if_recording(int phase, bool start) {
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  const cudaGraphNode_t* deps = nullptr;
+  size_t n = 0;
+  SIM_CUDA_CHECK(cudaStreamGetCaptureInfo(stream_, &status, nullptr, nullptr, &deps, nullptr, &n));
+  if (status != cudaStreamCaptureStatusActive) return;
+  if (n != 1) throw std::logic_error("cuda: a timed phase recorded with " + std::to_string(n) + " frontier nodes");
+  recorded_.push_back({deps[0], phase, start});
+}
+
+std::vector<EventTimer::Node> EventTimer::take_recorded() { return std::exchange(recorded_, {}); }
+
+void EventTimer::replay(cudaGraphExec_t exec, const std::vector<Node>& nodes) {
+  for (const Node& n : nodes) {
+    Pool& p = pools_[n.phase];
+    if (n.start) {
+      if (p.head - p.tail == kPairsPerPhase) read_oldest(n.phase);
+      SIM_CUDA_CHECK(cudaGraphExecEventRecordNodeSetEvent(exec, n.node, p.start[p.head % kPairsPerPhase].get()));
+    } else {
+      SIM_CUDA_CHECK(cudaGraphExecEventRecordNodeSetEvent(exec, n.node, p.stop[p.head % kPairsPerPhase].get()));
+      ++p.head;
+    }
+  }
 }
 
 void EventTimer::read_oldest(int phase) {

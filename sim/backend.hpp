@@ -200,6 +200,7 @@ class Backend : public PressureOps {
   // the launches `ops` makes the first time it sees `key` and replays the
   // recording after that without calling `ops`: so `ops` must make the
   // same launches every time (no host decision, no host scalar read).
+  // Segments nest: one inside a segment being recorded is part of it.
   virtual void segment(int key, const std::function<void()>& ops);
   // Starts stepping on the device from `clock`, with dt chosen by `rule`.
   virtual void start_device_clock(const DeviceClock& clock, const DtRule& rule);
@@ -209,6 +210,9 @@ class Backend : public PressureOps {
   virtual void choose_dt_on_device();
   // The constants' dt set to `factor` times the step's dt.
   virtual void scale_dt_on_device(real factor);
+  // Before a step's segments: what must run from the host every step
+  // (the CUDA backend's sort of the particles by cell, when due).
+  virtual void prepare_step_on_device() {}
   // step_particles with the injected ids and count from the device clock.
   virtual void step_particles_on_device();
   // Queues the copy of the step's record to the host.

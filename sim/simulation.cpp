@@ -196,20 +196,25 @@ StepInfo Simulation::step_on_device() {
   // At most kRecordsAhead steps ahead of what the host has checked.
   while (backend_->records_in_flight() >= kRecordsAhead) absorb_next(true);
   PhaseTimer& t = backend_->timer();
-  backend_->segment(kSegmentDt, [&] { backend_->choose_dt_on_device(); });
-  t.begin(Phase::particles);
-  backend_->step_particles_on_device();
-  t.end(Phase::particles);
-  heun([&](int stage) {
-    t.begin(Phase::pressure);
-    backend_->segment(kSegmentSolve0 + stage, [&] {
-      if (stage == 1) backend_->scale_dt_on_device(real(0.5));
-      solver_->solve_on_device(*backend_, stage);
+  backend_->prepare_step_on_device();
+  // The whole step is one recording (the segments inside are part of it);
+  // the phase timer's begin/end inside become timed nodes of it.
+  backend_->segment(kSegmentStep, [&] {
+    backend_->segment(kSegmentDt, [&] { backend_->choose_dt_on_device(); });
+    t.begin(Phase::particles);
+    backend_->step_particles_on_device();
+    t.end(Phase::particles);
+    heun([&](int stage) {
+      t.begin(Phase::pressure);
+      backend_->segment(kSegmentSolve0 + stage, [&] {
+        if (stage == 1) backend_->scale_dt_on_device(real(0.5));
+        solver_->solve_on_device(*backend_, stage);
+      });
+      t.end(Phase::pressure);
+      t.begin(Phase::project);
+      backend_->segment(kSegmentProject, [&] { backend_->project(); });
+      t.end(Phase::project);
     });
-    t.end(Phase::pressure);
-    t.begin(Phase::project);
-    backend_->segment(kSegmentProject, [&] { backend_->project(); });
-    t.end(Phase::project);
   });
   backend_->close_record();
   ++step_;

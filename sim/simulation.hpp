@@ -120,7 +120,15 @@ class Simulation {
   std::atomic<bool> stop_{false};
 
   // The segments of a step an asynchronous backend records once and replays.
-  enum Segment { kSegmentDt, kSegmentStage0, kSegmentStage1, kSegmentSolve0, kSegmentSolve1, kSegmentProject };
+  enum Segment {
+    kSegmentDt,
+    kSegmentStage0,
+    kSegmentStage1,
+    kSegmentSolve0,
+    kSegmentSolve1,
+    kSegmentProject,
+    kSegmentStep  // the whole step on the device
+  };
   // How many steps the host may queue before it reads their records.
   static constexpr int kRecordsAhead = 16;
   bool async_ = false;
