@@ -216,6 +216,7 @@ void with_stencil(const Exec& e, const StencilOpts& o, Body&& body) {
     case Stencil::naive: pick(NaiveAccess{}); break;
     case Stencil::ldg: pick(LdgAccess{}); break;
     case Stencil::vector: pick(LdgAccess{}); break;  // its own Jacobi sweep; every other stencil as ldg
+    case Stencil::temporal: pick(LdgAccess{}); break;  // as vector, plus several Jacobi sweeps per pass
     case Stencil::shared: pick(SharedAccess{}); break;
   }
 }

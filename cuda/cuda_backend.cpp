@@ -288,6 +288,27 @@ class CudaBackend final : public Backend {
     cuda::fill_pressure_halo(exec_, phi_.data());
   }
 
+  // stencil=temporal: passes of up to kTemporalSweeps sweeps (the last the
+  // remainder), each out of place into phi2_ and swapped like a single
+  // sweep. Obstacles or a periodic side: single sweeps (the in-register
+  // halo rules reproduce only the wall/inflow/outflow ghosts).
+  void jacobi_sweeps(int n) override {
+    bool passes = so_.variant == Stencil::temporal && !so_.solids;
+    for (const BoundarySide* s : {&cfg_.left, &cfg_.right, &cfg_.bottom, &cfg_.top})
+      passes = passes && s->kind != BoundaryKind::periodic;
+    if (!passes) {
+      for (int k = 0; k < n; ++k) jacobi_sweep();
+      return;
+    }
+    for (int left = n; left > 0;) {
+      const int s = std::min(left, kTemporalSweeps);
+      cuda::jacobi_sweeps_temporal(exec_, phi_.data(), rhs_.data(), phi2_.data(), s);
+      std::swap(phi_, phi2_);
+      cuda::fill_pressure_halo(exec_, phi_.data());
+      left -= s;
+    }
+  }
+
   void sor_sweep(int color) override {
     cuda::sor_sweep(exec_, so_, phi_.data(), rhs_.data(), open_.data(), color);
     cuda::fill_pressure_halo(exec_, phi_.data());

@@ -98,6 +98,15 @@ void compute_rhs(const Exec& e, const StencilOpts& o, const real* u, const real*
 void fill_pressure_halo(const Exec& e, real* phi);
 void jacobi_sweep(const Exec& e, const StencilOpts& o, const real* phi, const real* rhs, const real* open,
                   real* out);
+// stencil=temporal: `sweeps` (1..kTemporalSweeps) Jacobi sweeps in one pass
+// through memory, phi -> out, equal bit for bit to that many jacobi_sweep
+// calls with fill_pressure_halo after each (out's halo is not filled).
+// Only without obstacles and with no periodic side (the caller falls back
+// to single sweeps otherwise). Four: the pass then moves 3.1 B per cell and
+// sweep, far below the copy roof, so deeper passes would only add
+// redundant halo work and registers (docs/GPU_BACKEND.md). kTemporalSweeps:
+// sim/strategies.hpp.
+void jacobi_sweeps_temporal(const Exec& e, const real* phi, const real* rhs, real* out, int sweeps);
 void sor_sweep(const Exec& e, const StencilOpts& o, real* phi, const real* rhs, const real* open, int color);
 // partials[b] = sum of (rhs - lap phi)^2 over block b.
 void residual(const Exec& e, const StencilOpts& o, const real* phi, const real* rhs, const real* open,

@@ -2,6 +2,10 @@
 // red-black SOR sweeps, the residual, and the pressure halo. Each stencil is
 // written once over a memory-access policy (cuda/access.cuh) and calls the
 // physics of sim/fluid_physics.hpp exactly as CpuBackend does.
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
 #include "cuda/access.cuh"
 #include "sim/fluid_physics.hpp"
 #include "sim/halo.hpp"
@@ -179,6 +183,143 @@ __global__ void __launch_bounds__(kVecBlockX * kVecBlockY)
   }
 }
 
+// The `temporal` variant: S Jacobi sweeps (S <= kTemporalSweeps) per pass
+// through memory, without obstacles and with no periodic side. A warp owns
+// a window of 128 elements of a row (4 per lane, float4 loads) and streams
+// it upwards over kTemporalRows output rows. Level 0 is phi as loaded; at
+// every row step level t = 1..S-1 computes row s - t from the last three
+// rows of level t - 1 held in registers, and level S writes row s - S. The
+// east/west neighbours of a lane's chunk come from the neighbouring lanes
+// by shuffle, so a level row costs two shuffles and no shared memory or
+// barrier. Values S cells from a window edge are wrong after S levels, so
+// the windows overlap by a halo of 4 ceil(S/4) elements on each side and
+// each writes only its middle 128 - 2 halo elements.
+//
+// Between levels the pressure halo of sim/halo.hpp is reproduced in
+// registers, in fill_pressure_halo's order: the ghost columns -1 and nx
+// take pressure_ghost of their interior neighbour in every row, then the
+// ghost rows -1 and ny take pressure_ghost of rows 0 and ny - 1 (so corners
+// take the y-side value). The arithmetic is jacobi_point's, lane by lane,
+// so a pass equals S single sweeps with the halo filled after each, bit for
+// bit. Level 0 reads phi's halo as stored, as a single sweep does.
+constexpr int kTemporalRows = 256;  // output rows per warp
+constexpr int kTemporalWarps = 4;   // warps per block, stacked in y
+constexpr int kTemporalWidth = 128; // elements per warp window
+constexpr unsigned kFullMask = 0xffffffffu;
+
+constexpr int temporal_halo(int sweeps) { return 4 * ((sweeps + 3) / 4); }
+constexpr int temporal_span(int sweeps) { return kTemporalWidth - 2 * temporal_halo(sweeps); }
+
+// A lane's four values of one level row and the values west of .x and east of .w.
+struct LaneRow {
+  float4 c;
+  real w, e;
+};
+
+__device__ __forceinline__ float4 temporal_point4(const LaneRow& s, const LaneRow& c, const LaneRow& n,
+                                                  const float4& b, const Constants& k) {
+  float4 o;
+  o.x = jacobi_point(c.w, c.c.y, s.c.x, n.c.x, b.x, 1, 1, 1, 1, k);
+  o.y = jacobi_point(c.c.x, c.c.z, s.c.y, n.c.y, b.y, 1, 1, 1, 1, k);
+  o.z = jacobi_point(c.c.y, c.c.w, s.c.z, n.c.z, b.z, 1, 1, 1, 1, k);
+  o.w = jacobi_point(c.c.z, c.e, s.c.w, n.c.w, b.w, 1, 1, 1, 1, k);
+  return o;
+}
+
+// The neighbours of a new level row, after the x-side ghost columns (if in
+// this lane) took their values: halo_pressure_x.
+__device__ __forceinline__ LaneRow temporal_finish(float4 v, int e0, bool fix, const Constants& k) {
+  if (fix && e0 == 0) v.x = pressure_ghost(k.bc_kind[kLeft], v.y);
+  const real w = __shfl_up_sync(kFullMask, v.w, 1);
+  if (fix) {
+    const int q = k.nx + 1 - e0;  // lane of ghost column nx
+    const int R = k.bc_kind[kRight];
+    if (q == 0) v.x = pressure_ghost(R, w);
+    else if (q == 1) v.y = pressure_ghost(R, v.x);
+    else if (q == 2) v.z = pressure_ghost(R, v.y);
+    else if (q == 3) v.w = pressure_ghost(R, v.z);
+  }
+  const real e = __shfl_down_sync(kFullMask, v.x, 1);
+  return {v, w, e};
+}
+
+// A ghost row from its interior neighbour row: halo_pressure_y.
+__device__ __forceinline__ LaneRow temporal_ghost_row(int kind, const LaneRow& r) {
+  return {make_float4(pressure_ghost(kind, r.c.x), pressure_ghost(kind, r.c.y), pressure_ghost(kind, r.c.z),
+                      pressure_ghost(kind, r.c.w)),
+          pressure_ghost(kind, r.w), pressure_ghost(kind, r.e)};
+}
+
+template <int S, class KP>
+__global__ void __launch_bounds__(32 * kTemporalWarps)
+    jacobi_temporal_kernel(KP kp, const real* __restrict__ phi, const real* __restrict__ rhs, real* __restrict__ out) {
+  static_assert(S >= 1 && S <= 8, "sweeps per pass");
+  constexpr int kHalo = temporal_halo(S), kSpan = temporal_span(S);
+  const Constants& k = kp.get();
+  const int lane = static_cast<int>(threadIdx.x);
+  const int first = static_cast<int>(blockIdx.x) * kSpan;  // first element written by this warp
+  const int e0 = first - kHalo + 4 * lane;
+  const int jb = (static_cast<int>(blockIdx.y) * kTemporalWarps + static_cast<int>(threadIdx.y)) * kTemporalRows;
+  if (jb >= k.ny) return;  // the whole warp
+  const int P = k.pitch, ny = k.ny, nx = k.nx;
+  const bool in_row = e0 >= 0 && e0 < P;
+  auto load = [&](const real* a, int j) {  // cell row j
+    return in_row && j >= -1 && j <= ny ? __ldg(reinterpret_cast<const float4*>(a + (j + 1) * P + e0))
+                                        : make_float4(0, 0, 0, 0);
+  };
+  const int lo = max(first, 1), hi = min(first + kSpan - 1, nx);  // elements written
+  const bool full = e0 >= lo && e0 + 3 <= hi;
+  const int bottom = k.bc_kind[kBottom], top = k.bc_kind[kTop];
+
+  LaneRow A[S], B[S], C[S];  // rows r - 2, r - 1, r of level t (r its newest)
+  float4 R[S + 1];           // R[t]: rhs row s - t
+#pragma unroll
+  for (int t = 0; t < S; ++t) {
+    A[t] = B[t] = C[t] = LaneRow{make_float4(0, 0, 0, 0), 0, 0};
+  }
+#pragma unroll
+  for (int t = 0; t <= S; ++t) R[t] = make_float4(0, 0, 0, 0);
+
+  const int s0 = jb - S;  // level t is right from row s0 + t on
+  float4 next_phi = load(phi, s0), next_rhs = load(rhs, s0);
+#pragma unroll 3
+  for (int it = 0; it < kTemporalRows + 2 * S; ++it) {
+    const int s = s0 + it;
+    const float4 cur = next_phi;
+#pragma unroll
+    for (int t = S; t > 0; --t) R[t] = R[t - 1];
+    R[0] = next_rhs;
+    next_phi = load(phi, s + 1);
+    next_rhs = load(rhs, s + 1);
+    A[0] = B[0];
+    B[0] = C[0];
+    C[0] = temporal_finish(cur, e0, false, k);
+#pragma unroll
+    for (int t = 1; t < S; ++t) {
+      const int r = s - t;
+      const LaneRow n = r == ny ? temporal_ghost_row(top, C[t])
+                                : temporal_finish(temporal_point4(A[t - 1], B[t - 1], C[t - 1], R[t], k), e0, true, k);
+      A[t] = B[t];
+      B[t] = C[t];
+      C[t] = n;
+      if (r == 0) B[t] = temporal_ghost_row(bottom, n);
+    }
+    const int r = s - S;
+    if (r >= jb && r < ny && r < jb + kTemporalRows) {
+      const float4 o = temporal_point4(A[S - 1], B[S - 1], C[S - 1], R[S], k);
+      real* dst = out + (r + 1) * P + e0;
+      if (full) {
+        *reinterpret_cast<float4*>(dst) = o;
+      } else {
+        const real v[4] = {o.x, o.y, o.z, o.w};
+#pragma unroll
+        for (int q = 0; q < 4; ++q)
+          if (e0 + q >= lo && e0 + q <= hi) dst[q] = v[q];
+      }
+    }
+  }
+}
+
 template <bool kSolids>
 constexpr int phi_fields() {
   return kSolids ? 2 : 1;
@@ -211,7 +352,7 @@ void fill_pressure_halo(const Exec& e, real* phi) {
 
 void jacobi_sweep(const Exec& e, const StencilOpts& o, const real* phi, const real* rhs, const real* open,
                   real* out) {
-  if (o.variant == Stencil::vector && !o.solids) {
+  if ((o.variant == Stencil::vector || o.variant == Stencil::temporal) && !o.solids) {
     with_constants(e.constants, e.k_dev, [&](auto kp) {
       const dim3 block(kVecBlockX, kVecBlockY);
       const dim3 grid((e.pitch / 4 + kVecBlockX - 1) / kVecBlockX,
@@ -228,6 +369,27 @@ void jacobi_sweep(const Exec& e, const StencilOpts& o, const real* phi, const re
     jacobi_kernel<A, decltype(kp), kSolids><<<grid_dim(r, o), block_dim(o), tile_bytes<A>(phi_fields<kSolids>(), o),
                                               e.stream>>>(kp, r, phi, rhs, open, out);
     SIM_CUDA_CHECK_LAUNCH("jacobi_kernel");
+  });
+}
+
+void jacobi_sweeps_temporal(const Exec& e, const real* phi, const real* rhs, real* out, int sweeps) {
+  with_constants(e.constants, e.k_dev, [&](auto kp) {
+    auto launch = [&](auto depth) {
+      constexpr int S = decltype(depth)::value;
+      const dim3 block(32, kTemporalWarps);
+      const dim3 grid(e.nx / temporal_span(S) + 1,
+                      (e.ny + kTemporalWarps * kTemporalRows - 1) / (kTemporalWarps * kTemporalRows));
+      jacobi_temporal_kernel<S><<<grid, block, 0, e.stream>>>(kp, phi, rhs, out);
+      SIM_CUDA_CHECK_LAUNCH("jacobi_temporal_kernel");
+    };
+    static_assert(kTemporalSweeps == 4, "one launch per depth below");
+    switch (sweeps) {
+      case 1: launch(std::integral_constant<int, 1>{}); break;
+      case 2: launch(std::integral_constant<int, 2>{}); break;
+      case 3: launch(std::integral_constant<int, 3>{}); break;
+      case 4: launch(std::integral_constant<int, 4>{}); break;
+      default: throw std::invalid_argument("jacobi_sweeps_temporal: sweeps must be 1.." + std::to_string(kTemporalSweeps));
+    }
   });
 }
 

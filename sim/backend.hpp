@@ -50,6 +50,10 @@ class PressureOps {
   virtual double compute_rhs() = 0;        // rhs = div(u**)/dt on fluid cells; returns ||rhs||_2
   virtual void fill_pressure_halo() = 0;
   virtual void jacobi_sweep() = 0;         // phi <- Jacobi(phi); halo filled after
+  // n jacobi_sweep()s, bit for bit; a backend may do several per pass through memory.
+  virtual void jacobi_sweeps(int n) {
+    for (int k = 0; k < n; ++k) jacobi_sweep();
+  }
   virtual void sor_sweep(int color) = 0;   // cells with (i + j) % 2 == color; halo filled after
   virtual double residual_norm() = 0;      // ||rhs - lap phi||_2 over fluid cells
 

@@ -16,7 +16,7 @@ namespace sim {
 SIM_ENUM_TABLE(Layout, {Layout::aos, "aos"}, {Layout::soa, "soa"})
 SIM_ENUM_TABLE(BackendKind, {BackendKind::auto_, "auto"}, {BackendKind::cpu, "cpu"}, {BackendKind::cuda, "cuda"})
 SIM_ENUM_TABLE(Stencil, {Stencil::naive, "naive"}, {Stencil::ldg, "ldg"}, {Stencil::shared, "shared"},
-               {Stencil::vector, "vector"})
+               {Stencil::vector, "vector"}, {Stencil::temporal, "temporal"})
 SIM_ENUM_TABLE(ConstantsIn, {ConstantsIn::constant, "constant"}, {ConstantsIn::global, "global"})
 SIM_ENUM_TABLE(Sampling, {Sampling::software, "software"}, {Sampling::texture, "texture"}, {Sampling::packed, "packed"})
 SIM_ENUM_TABLE(Deposit, {Deposit::atomic, "atomic"}, {Deposit::sorted, "sorted"}, {Deposit::gather, "gather"})

@@ -15,8 +15,11 @@ enum class Layout { aos, soa };
 enum class BackendKind { auto_, cpu, cuda };
 // naive: plain loads; ldg: const __restrict__ + __ldg; shared: tile + halo in
 // shared memory; vector: the Jacobi sweep with 16-byte loads and rows kept in
-// registers (other stencils as ldg).
-enum class Stencil { naive, ldg, shared, vector };
+// registers (other stencils as ldg); temporal: as vector, and the Jacobi
+// solve does several sweeps per pass through memory (PressureOps::jacobi_sweeps).
+enum class Stencil { naive, ldg, shared, vector, temporal };
+// Jacobi sweeps per pass through memory of stencil=temporal (cuda/kernels.hpp).
+constexpr int kTemporalSweeps = 4;
 enum class ConstantsIn { constant, global };
 enum class Sampling { software, texture, packed };
 enum class Deposit { atomic, sorted, gather };

@@ -142,7 +142,7 @@ TEST_CASE("bench: the command line takes lists, comma-separated or repeated") {
   CHECK(cli_overrides(p.options) == std::vector<std::string>{"domain.nx=32", "run.backend=\"cpu\""});
 
   CHECK(parse_args({"bench", "--stencil", "naive,fast", "box.toml"}).err ==
-        "sim: error: --stencil: expected one of naive|ldg|shared|vector, got \"fast\"\n");
+        "sim: error: --stencil: expected one of naive|ldg|shared|vector|temporal, got \"fast\"\n");
   CHECK(parse_args({"bench", "--steps", "0", "box.toml"}).code == 2);
   CHECK(parse_args({"bench", "--micro-sizes", "4", "box.toml"}).code == 2);
   CHECK(parse_args({"bench"}).err == "sim: error: CONFIG is required\n");
@@ -160,16 +160,17 @@ TEST_CASE("bench: the variant matrix, with the axes that cannot matter collapsed
   BenchOptions all;
   std::vector<std::string> notes;
   // layout stencil constants sampling deposit solver (jacobi, sor, multigrid, fft: the closed box allows fft)
-  CHECK(bench_variants(cfg, all, true, &notes).size() == 2 * 4 * 2 * 3 * 3 * 4);
+  // stencils x solvers: 4 x 4 and temporal with jacobi only (its other solvers run as vector)
+  CHECK(bench_variants(cfg, all, true, &notes).size() == 2 * 2 * 3 * 3 * (4 * 4 + 1));
   CHECK(notes.empty());
   CHECK(bench_variants(cfg, all, false, &notes).size() == 2 * 4);  // CPU: layout x solver
   CHECK(notes.size() == 4);
   Config one_way = cfg;
   one_way.two_way = false;
-  CHECK(bench_variants(one_way, all, true, nullptr).size() == 2 * 4 * 2 * 3 * 4);
+  CHECK(bench_variants(one_way, all, true, nullptr).size() == 2 * 2 * 3 * (4 * 4 + 1));
   Config grid_only = cfg;
   grid_only.regions.clear();
-  CHECK(bench_variants(grid_only, all, true, nullptr).size() == 4 * 2 * 4);
+  CHECK(bench_variants(grid_only, all, true, nullptr).size() == (4 * 4 + 1) * 2);
   Config obstacle = cfg;  // no transform solve around an obstacle: three solvers
   obstacle.obstacles.push_back({});
   CHECK(bench_variants(obstacle, all, false, nullptr).size() == 2 * 3);

@@ -221,6 +221,65 @@ void sweeps(Context& x, const Config& cfg, int n) {
     }
 }
 
+// stencil=temporal (GPU only, when the stencil and solver lists hold it and
+// jacobi): Backend::jacobi_sweeps(2 kTemporalSweeps), two passes of
+// kTemporalSweeps sweeps, on an n x n closed box (the passes need sides
+// that are not periodic) from the same random state. items are effective
+// cell updates (sweeps x cells), bytes_per_item the model's bytes per
+// effective sweep (traffic::jacobi_pass: 12 / kTemporalSweeps B), so
+// copy_pct is the share of the copy bandwidth the passes move, and
+// gitems_per_s compares with the single sweep's roof of copy GB/s / 12.
+void jacobi_passes(Context& x, const Config& cfg, int n) {
+  if (!x.cuda) return;
+  const auto stencils = all_or(x.opts.stencils);
+  const auto solvers = all_or(x.opts.solvers);
+  if (std::find(stencils.begin(), stencils.end(), Stencil::temporal) == stencils.end() ||
+      std::find(solvers.begin(), solvers.end(), PressureSolverKind::jacobi) == solvers.end())
+    return;
+  Config base = periodic_case(cfg, n);
+  for (BoundarySide* s : {&base.left, &base.right, &base.bottom, &base.top}) *s = BoundarySide{BoundaryKind::wall, 0.0};
+  base.stencil = Stencil::temporal;
+  std::unique_ptr<SimState> s;
+  const double dt = micro_dt(base, 1.0);
+  const int sweeps = 2 * kTemporalSweeps;
+  const double items = static_cast<double>(n) * n * sweeps;
+  for (ConstantsIn k : all_or(x.opts.constants)) {
+    Config c = base;
+    c.constants = k;
+    std::string error;
+    std::unique_ptr<Backend> b;
+    if (!out_of_time(x.opts)) {
+      b = fresh_backend(x, c, random_state(s, base, cfg.seed), dt, error);
+      try {
+        if (b) {
+          b->compute_rhs();
+          b->fill_pressure_halo();
+        }
+      } catch (const std::exception& e) {
+        error = std::string("failed: ") + e.what();
+        b.reset();
+      }
+    }
+    BenchRow row;
+    row.set("benchmark", "jacobi_pass");
+    row.set("size", static_cast<double>(n));
+    row.set("size_text", std::to_string(n) + "^2");
+    row.set("items", "cell sweeps");
+    row.set("variant", "temporal/" + std::string(to_string(k)) + "/x" + std::to_string(kTemporalSweeps));
+    row.set("backend", b ? b->name() : x.report.backend);
+    row.set("stencil", std::string(to_string(Stencil::temporal)));
+    row.set("constants", std::string(to_string(k)));
+    if (!error.empty()) {
+      row.set("error", error);
+      x.report.rows.push_back(std::move(row));
+      continue;
+    }
+    Backend* bp = b.get();
+    measure(x, row, bp, items, traffic::jacobi_pass(1, kTemporalSweeps).bytes / kTemporalSweeps,
+            [bp, sweeps] { bp->jacobi_sweeps(sweeps); });
+  }
+}
+
 // One momentum stage (Backend::rk_stage, the first stage: no base field) on
 // an n x n periodic grid holding a random velocity, for every stencil
 // variant (GPU) and advection scheme (--advection, default central and
@@ -539,6 +598,7 @@ BenchReport run_micro(const Config& cfg, const BenchOptions& opts, bool cuda, do
   if (!cuda) r.notes.push_back("stencil, constants and sampling fixed at the config's values (the CPU backend has one implementation)");
   if (!cuda) r.notes.push_back("no sort-every-1 particle rows: the CPU backend does not sort particles by cell");
   for (int n : sizes) sweeps(x, cfg, n);
+  for (int n : sizes) jacobi_passes(x, cfg, n);
   // MGPCG rows: 2048^2, 4096^2, 8192^2 on the GPU; the CPU backend, at
   // ~100x less bandwidth, runs only the smallest of the micro sizes, capped at 1024^2.
   const bool mg = opts.solvers.empty() ||

@@ -49,6 +49,13 @@ inline double mask(bool solids) { return solids ? kFloat : 0.0; }
 // Jacobi: read phi, rhs; write phi_new: 12 B.
 // phi = (ax (pw + pe) + ay (ps + pn) - rhs) / diag: off 5, diag 3, subtract and divide 2 = 10 flops.
 inline Cost jacobi_sweep(double n_cells, bool solids = false) { return {n_cells * (3 * kFloat + mask(solids)), n_cells * 10}; }
+// stencil=temporal: `sweeps` Jacobi sweeps in one pass through memory (no
+// obstacles) read phi and rhs once and write phi once: 12 B per cell and
+// pass, 12 / sweeps B per cell and effective sweep (3 B at the pass depth
+// kTemporalSweeps = 4). The overlap of the kernel's windows (8 of every 128
+// elements read twice) and its redundant halo updates are left out, as any
+// halo is.
+inline Cost jacobi_pass(double n_cells, int sweeps) { return {n_cells * 3 * kFloat, n_cells * 10 * sweeps}; }
 // One red-black colour: the colours interleave inside every 32-byte sector,
 // so a half-sweep reads all of phi and rhs and writes back every sector of
 // phi: 12 B per cell, as much as a Jacobi sweep, for half the updates
