@@ -9,6 +9,9 @@
 namespace sim::cuda {
 
 [[noreturn]] inline void throw_cuda_error(cudaError_t err, const char* what, const char* file, int line) {
+  // A failed call leaves its error as the thread's last error: cleared, so
+  // the next launch check does not report it again (a sticky error stays).
+  (void)cudaGetLastError();
   throw std::runtime_error(std::string("cuda: ") + file + ":" + std::to_string(line) + ": " + what + ": " +
                            cudaGetErrorString(err));
 }

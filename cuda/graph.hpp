@@ -18,9 +18,12 @@ class GraphExec {
   GraphExec() = default;
   ~GraphExec() {
     if (exec_ != nullptr) (void)cudaGraphExecDestroy(exec_);
+    if (graph_ != nullptr) (void)cudaGraphDestroy(graph_);
   }
-  GraphExec(GraphExec&& o) noexcept : exec_(std::exchange(o.exec_, nullptr)) {}
+  GraphExec(GraphExec&& o) noexcept
+      : graph_(std::exchange(o.graph_, nullptr)), exec_(std::exchange(o.exec_, nullptr)) {}
   GraphExec& operator=(GraphExec&& o) noexcept {
+    std::swap(graph_, o.graph_);
     std::swap(exec_, o.exec_);
     return *this;
   }
@@ -39,9 +42,8 @@ class GraphExec {
     }
     SIM_CUDA_CHECK(cudaStreamEndCapture(s, &g));
     GraphExec x;
-    const cudaError_t err = cudaGraphInstantiate(&x.exec_, g, 0);
-    (void)cudaGraphDestroy(g);
-    SIM_CUDA_CHECK(err);
+    x.graph_ = g;  // kept: its nodes name what a launch may change (EventTimer::replay)
+    SIM_CUDA_CHECK(cudaGraphInstantiate(&x.exec_, g, 0));
     return x;
   }
 
@@ -49,6 +51,7 @@ class GraphExec {
   cudaGraphExec_t get() const { return exec_; }
 
  private:
+  cudaGraph_t graph_ = nullptr;
   cudaGraphExec_t exec_ = nullptr;
 };
 
