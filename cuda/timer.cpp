@@ -17,7 +17,7 @@ void EventTimer::begin(Phase phase) {
   const int i = static_cast<int>(phase);
   Pool& p = pools_[i];
   if (p.head - p.tail == kPairsPerPhase) read_oldest(i);
-  p.start[p.head % kPairsPerPhase].record(stream_);
+  record(p.start[p.head % kPairsPerPhase]);
   log_if_recording(i, true);
   p.open = true;
 }
@@ -25,10 +25,21 @@ void EventTimer::begin(Phase phase) {
 void EventTimer::end(Phase phase) {
   Pool& p = pools_[static_cast<int>(phase)];
   if (!p.open) return;
-  p.stop[p.head % kPairsPerPhase].record(stream_);
+  record(p.stop[p.head % kPairsPerPhase]);
   log_if_recording(static_cast<int>(phase), false);
   p.open = false;
   ++p.head;
+}
+
+// External: while the stream is being recorded, the record becomes an event
+// record node of the graph (a plain record would only order the capture).
+void EventTimer::record(Event& e) {
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  SIM_CUDA_CHECK(cudaStreamIsCapturing(stream_, &status));
+  if (status == cudaStreamCaptureStatusActive)
+    SIM_CUDA_CHECK(cudaEventRecordWithFlags(e.get(), stream_, cudaEventRecordExternal));
+  else
+    e.record(stream_);
 }
 
 // The record just made is the capture's only frontier node when recording.

@@ -48,6 +48,7 @@ class EventTimer final : public PhaseTimer {
     bool open = false;  // begin() recorded, end() not yet
   };
   void read_oldest(int phase);
+  void record(Event& e);
   void log_if_recording(int phase, bool start);
   std::vector<Node> recorded_;
 
