@@ -13,7 +13,7 @@ namespace {
 constexpr int kParallelRows = 64;
 }  // namespace
 
-void CpuPoisson::setup_operator(const PoissonHierarchy& h, const std::vector<real>& open) {
+void CpuPoisson::setup_operator(const PoissonHierarchy& h, const real* open) {
   levels_.clear();
   for (int s = 0; s < 4; ++s) ghost_[s] = h.ghost[s];
   singular_ = h.singular;
@@ -29,7 +29,7 @@ void CpuPoisson::setup_operator(const PoissonHierarchy& h, const std::vector<rea
   row_sum_.assign(static_cast<size_t>(levels_[0].op.ny), 0.0);
 }
 
-void CpuPoisson::setup(const PoissonHierarchy& h, const std::vector<real>& open) {
+void CpuPoisson::setup(const PoissonHierarchy& h, const real* open) {
   setup_operator(h, open);
   for (size_t l = 1; l < h.levels.size(); ++l) {
     const Level& fine = levels_.back();
