@@ -189,8 +189,8 @@ double host_copy_gbps(size_t bytes, bool loop) {
         std::memcpy(d + b, s + b, (e - b) * sizeof(float));
       }
     }
-    const double s = std::chrono::duration<double>(Clock::now() - t0).count();
-    if (r >= 0 && s > 0) best = std::max(best, 2.0 * static_cast<double>(n * sizeof(float)) / s / 1e9);
+    const double sec = std::chrono::duration<double>(Clock::now() - t0).count();
+    if (r >= 0 && sec > 0) best = std::max(best, 2.0 * static_cast<double>(n * sizeof(float)) / sec / 1e9);
   }
   if (dst[n - 1] != 1.5f) throw std::runtime_error("host copy: the copy did not arrive");
   return best;
@@ -635,8 +635,10 @@ BenchReport run_micro(const Config& cfg, const BenchOptions& opts, bool cuda, do
     if (host > 0) {
       x.ceiling_gbps = host;
       r.ceiling_gbps = host;
+      const int64_t mib = opts.copy_mib > 0 ? opts.copy_mib : kHostCopyMiB;
       r.ceiling_what = "host copy, the better of memcpy and a float loop per OpenMP thread (" +
-                       std::to_string(omp_get_max_threads()) + " threads), 2 x " + std::to_string(opts.copy_mib > 0 ? opts.copy_mib : kHostCopyMiB) + " MiB, best of " + std::to_string(kHostCopyRepeats) + ", bytes read + written";
+                       std::to_string(omp_get_max_threads()) + " threads), 2 x " + std::to_string(mib) +
+                       " MiB, best of " + std::to_string(kHostCopyRepeats) + ", bytes read + written";
       r.notes.push_back("copy_pct of the CPU rows: % of the better host_copy row of this run");
     }
   }
