@@ -13,6 +13,7 @@
 
 #include "sim/cpu/cpu_backend.hpp"
 #include "sim/cpu/cpu_fft.hpp"
+#include "sim/cpu/cpu_memory.hpp"
 #include "sim/cpu/cpu_poisson.hpp"
 #include "sim/faces.hpp"
 #include "sim/advection.hpp"
@@ -42,13 +43,13 @@ class SteadyPhaseTimer final : public PhaseTimer {
 
 class CpuBackend final : public Backend {
  public:
-  CpuBackend(const Config& cfg, const Grid& g) : cfg_(cfg), g_(g) {
-    const size_t n = g.size();
-    for (auto* f : {&u_, &v_, &uh_, &vh_, &us_, &vs_, &phi_, &phi2_, &rhs_, &open_})
-      f->assign(n, 0);
+  CpuBackend(const Config& cfg, const Grid& g)
+      : cfg_(cfg), g_(g), rows_{g.ny, g.rows, static_cast<size_t>(g.pitch)} {
+    // placed by the threads that sweep them (sim/cpu/cpu_memory.hpp)
+    for (auto* f : {&u_, &v_, &uh_, &vh_, &us_, &vs_, &phi_, &phi2_, &rhs_, &open_}) first_touch(*f, rows_);
     row_sum_.assign(static_cast<size_t>(g.ny) + 3, 0.0);
     if (cfg.two_way)
-      for (auto* f : {&mu_, &mv_, &au_, &av_, &bu_, &bv_}) f->assign(n, 0);
+      for (auto* f : {&mu_, &mv_, &au_, &av_, &bu_, &bv_}) first_touch(*f, rows_);
     inj_ = make_injection(cfg.inject);
   }
 
@@ -62,9 +63,13 @@ class CpuBackend final : public Backend {
   }
 
   void upload(const SimState& s) override {
-    u_ = s.u; v_ = s.v; phi_ = s.phi; open_ = s.open;
-    clearance_ = advection_clearance_field(cfg_, g_, open_);
-    uh_ = u_; vh_ = v_; us_ = u_; vs_ = v_;
+    copy_rows(u_, s.u, rows_);
+    copy_rows(v_, s.v, rows_);
+    copy_rows(phi_, s.phi, rows_);
+    copy_rows(open_, s.open, rows_);
+    clearance_ = advection_clearance_field(cfg_, g_, s.open);
+    for (auto* f : {&uh_, &us_}) copy_rows(*f, u_, rows_);
+    for (auto* f : {&vh_, &vs_}) copy_rows(*f, v_, rows_);
     parts_ = s.particles;
     aos_ = to_aos(parts_);
     counters_ = s.counters;
@@ -72,7 +77,10 @@ class CpuBackend final : public Backend {
     for (auto* f : {&mu_, &mv_, &au_, &av_, &bu_, &bv_}) std::fill(f->begin(), f->end(), real(0));
   }
   void download(SimState& s) override {
-    s.u = u_; s.v = v_; s.phi = phi_; s.open = open_;
+    s.u.assign(u_.begin(), u_.end());
+    s.v.assign(v_.begin(), v_.end());
+    s.phi.assign(phi_.begin(), phi_.end());
+    s.open.assign(open_.begin(), open_.end());
     if (cfg_.layout == Layout::aos) from_aos(aos_, s.particles);
     else s.particles = parts_;
     s.counters = counters_;
@@ -139,38 +147,71 @@ class CpuBackend final : public Backend {
 
   void fill_pressure_halo() override {
     real* p = phi_.data();
-#pragma omp parallel for schedule(static)
-    for (int j = 0; j < g_.ny; ++j) halo_pressure_x(p, j, k_);
-#pragma omp parallel for schedule(static)
-    for (int i = -1; i <= g_.nx; ++i) halo_pressure_y(p, i, k_);
+    const Constants k = k_;
+#pragma omp parallel
+    {
+#pragma omp for schedule(static)
+      for (int j = 0; j < k.ny; ++j) halo_pressure_x(p, j, k);
+#pragma omp for schedule(static)
+      for (int i = -1; i <= k.nx; ++i) halo_pressure_y(p, i, k);
+    }
   }
 
+  // The sweeps stream: one parallel region per sweep, the grid rows in
+  // static blocks (the blocks the arrays were first touched by), each row's
+  // x halo right after the row and the y halo after the barrier. Without
+  // obstacles every neighbour is open and the inner loop reads no mask:
+  // jacobi_point / sor_point with the open weights 1, the same arithmetic
+  // per point as with the mask.
   void jacobi_sweep() override {
-    const real* p = phi_.data();
-    real* q = phi2_.data();
-#pragma omp parallel for schedule(static)
-    for (int j = 0; j < g_.ny; ++j)
-      for (int i = 0; i < g_.nx; ++i) {
-        const int c = at(k_, i, j);
-        const Nb o = neighbours_open(c);
-        q[c] = o.self ? jacobi_point(p[c - 1], p[c + 1], p[c - k_.pitch], p[c + k_.pitch], rhs_[c], o.w, o.e, o.s, o.n, k_)
-                      : real(0);
+    const real* __restrict p = phi_.data();
+    real* __restrict q = phi2_.data();
+    const real* __restrict rhs = rhs_.data();
+    const Constants k = k_;  // a local copy: no store to q can alias it
+    const bool solids = k.has_solids != 0;
+#pragma omp parallel
+    {
+#pragma omp for schedule(static)
+      for (int j = 0; j < k.ny; ++j) {
+        const int c0 = at(k, 0, j);
+        if (!solids) jacobi_row_open(p + c0, q + c0, rhs + c0, k);
+        else
+          for (int c = c0; c < c0 + k.nx; ++c) {
+            const Nb o = neighbours_open(c);
+            q[c] = o.self ? jacobi_point(p[c - 1], p[c + 1], p[c - k.pitch], p[c + k.pitch], rhs[c], o.w, o.e, o.s, o.n, k)
+                          : real(0);
+          }
+        halo_pressure_x(q, j, k);
       }
+#pragma omp for schedule(static)
+      for (int i = -1; i <= k.nx; ++i) halo_pressure_y(q, i, k);
+    }
     phi_.swap(phi2_);
-    fill_pressure_halo();
   }
 
   void sor_sweep(int color) override {
-    real* p = phi_.data();
-#pragma omp parallel for schedule(static)
-    for (int j = 0; j < g_.ny; ++j)
-      for (int i = (j + color) & 1; i < g_.nx; i += 2) {
-        const int c = at(k_, i, j);
-        const Nb o = neighbours_open(c);
-        p[c] = o.self ? sor_point(p[c], p[c - 1], p[c + 1], p[c - k_.pitch], p[c + k_.pitch], rhs_[c], o.w, o.e, o.s, o.n, k_)
-                      : real(0);
+    real* __restrict p = phi_.data();
+    const real* __restrict rhs = rhs_.data();
+    const Constants k = k_;
+    const bool solids = k.has_solids != 0;
+#pragma omp parallel
+    {
+#pragma omp for schedule(static)
+      for (int j = 0; j < k.ny; ++j) {
+        const int c0 = at(k, 0, j);
+        const int first = (j + color) & 1;
+        if (!solids) sor_row_open(p + c0, rhs + c0, first, k);
+        else
+          for (int c = c0 + first; c < c0 + k.nx; c += 2) {
+            const Nb o = neighbours_open(c);
+            p[c] = o.self ? sor_point(p[c], p[c - 1], p[c + 1], p[c - k.pitch], p[c + k.pitch], rhs[c], o.w, o.e, o.s, o.n, k)
+                          : real(0);
+          }
+        halo_pressure_x(p, j, k);
       }
-    fill_pressure_halo();
+#pragma omp for schedule(static)
+      for (int i = -1; i <= k.nx; ++i) halo_pressure_y(p, i, k);
+    }
   }
 
   double residual_norm() override {
@@ -189,7 +230,7 @@ class CpuBackend final : public Backend {
   }
 
   // Multigrid-preconditioned CG (sim/cpu/cpu_poisson.hpp).
-  void poisson_setup(const PoissonHierarchy& h) override { poisson_.setup(h, open_); }
+  void poisson_setup(const PoissonHierarchy& h) override { poisson_.setup(h, open_.data()); }
   double pcg_start() override { return poisson_.pcg_start(rhs_.data()); }
   void mg_load_residual() override { poisson_.mg_load_residual(); }
   void mg_smooth(int level, int color) override { poisson_.mg_smooth(level, color); }
@@ -211,7 +252,7 @@ class CpuBackend final : public Backend {
 
   // Transform solve (sim/cpu/cpu_fft.hpp) into the same float64 x.
   void fft_setup(const PoissonHierarchy& h) override {
-    poisson_.setup_operator(h, open_);
+    poisson_.setup_operator(h, open_.data());
     fft_ = std::make_unique<CpuFftPoisson>(h);
   }
   void fft_solve() override { fft_->solve(rhs_.data(), poisson_.x().data(), phi_.data()); }
@@ -303,10 +344,43 @@ class CpuBackend final : public Backend {
   }
 
   void fill_halo(real* u, real* v) {
-#pragma omp parallel for schedule(static)
-    for (int j = 0; j <= g_.ny; ++j) halo_velocity_x(u, v, j, k_);
-#pragma omp parallel for schedule(static)
-    for (int i = -1; i <= g_.nx + 1; ++i) halo_velocity_y(u, v, i, k_);
+    const Constants k = k_;
+#pragma omp parallel
+    {
+#pragma omp for schedule(static)
+      for (int j = 0; j <= k.ny; ++j) halo_velocity_x(u, v, j, k);
+#pragma omp for schedule(static)
+      for (int i = -1; i <= k.nx + 1; ++i) halo_velocity_y(u, v, i, k);
+    }
+  }
+
+  // One row of the sweeps without obstacles, from the row's cell 0 (p, q
+  // and rhs point at it): branch-free, vectorised.
+  static void jacobi_row_open(const real* __restrict p, real* __restrict q, const real* __restrict rhs,
+                              const Constants& k) {
+    const int P = k.pitch, nx = k.nx;
+#pragma omp simd
+    for (int i = 0; i < nx; ++i)
+      q[i] = jacobi_point(p[i - 1], p[i + 1], p[i - P], p[i + P], rhs[i], real(1), real(1), real(1), real(1), k);
+  }
+  // SOR: a block of the row is computed contiguously into t (both colours:
+  // vectorised, the other colour's values unused), then the cells of the
+  // colour are stored. The colour's cells read only cells of the other
+  // colour, which no thread writes during the sweep, so each stored value is
+  // exactly the one sor_point gives in place.
+  static void sor_row_open(real* p, const real* __restrict rhs, int first, const Constants& k) {
+    constexpr int kBlock = 512;  // even: a block starts on an even i
+    alignas(64) real t[kBlock];
+    const int P = k.pitch, nx = k.nx;
+    for (int i0 = 0; i0 < nx; i0 += kBlock) {
+      const int n = std::min(kBlock, nx - i0);
+      const real* q = p + i0;
+      const real* r = rhs + i0;
+#pragma omp simd
+      for (int i = 0; i < n; ++i)
+        t[i] = sor_point(q[i], q[i - 1], q[i + 1], q[i - P], q[i + P], r[i], real(1), real(1), real(1), real(1), k);
+      for (int i = first; i < n; i += 2) p[i0 + i] = t[i];
+    }
   }
 
   std::pair<real*, real*> velocity(VelocityField f) {
@@ -325,12 +399,13 @@ class CpuBackend final : public Backend {
   Grid g_;
   Constants k_{};
   InjectionC inj_{};
-  std::vector<real> u_, v_, uh_, vh_, us_, vs_, phi_, phi2_, rhs_, open_;
+  RowBlocks rows_;  // the static row partition of the grid arrays (first touch)
+  HostArray<real> u_, v_, uh_, vh_, us_, vs_, phi_, phi2_, rhs_, open_;
   std::vector<real> clearance_;  // fluid.advection = quick with obstacles: advection_clearance per point
   // Two-way coupling, per face (sim/particle_physics.hpp): deposited
   // particle mass M, and the implicit drag's A and B; A and B are zero
   // between steps.
-  std::vector<real> mu_, mv_, au_, av_, bu_, bv_;
+  HostArray<real> mu_, mv_, au_, av_, bu_, bv_;
   std::vector<double> row_sum_;
   std::vector<real> deposit_;          // per particle: x, y, then kQ values for the u faces and kQ for the v faces
   std::vector<CouplingCoeffs> coeffs_;  // per particle: x and y coefficients of pass 2, for pass 4

@@ -13,7 +13,7 @@ namespace {
 constexpr int kParallelRows = 64;
 }  // namespace
 
-void CpuPoisson::setup_operator(const PoissonHierarchy& h, const std::vector<real>& open) {
+void CpuPoisson::setup_operator(const PoissonHierarchy& h, const real* open) {
   levels_.clear();
   for (int s = 0; s < 4; ++s) ghost_[s] = h.ghost[s];
   singular_ = h.singular;
@@ -29,7 +29,7 @@ void CpuPoisson::setup_operator(const PoissonHierarchy& h, const std::vector<rea
   row_sum_.assign(static_cast<size_t>(levels_[0].op.ny), 0.0);
 }
 
-void CpuPoisson::setup(const PoissonHierarchy& h, const std::vector<real>& open) {
+void CpuPoisson::setup(const PoissonHierarchy& h, const real* open) {
   setup_operator(h, open);
   for (size_t l = 1; l < h.levels.size(); ++l) {
     const Level& fine = levels_.back();
@@ -51,11 +51,14 @@ void CpuPoisson::setup(const PoissonHierarchy& h, const std::vector<real>& open)
 template <class T>
 void CpuPoisson::fill_halo(int level, T* a) {
   const PoissonLevel& L = levels_[level].op;
-  const bool par = L.ny >= kParallelRows;
-#pragma omp parallel for schedule(static) if (par)
-  for (int j = 0; j < L.ny; ++j) poisson_halo_x(a, j, L.nx, L.pitch, ghost_);
-#pragma omp parallel for schedule(static) if (par)
-  for (int i = -1; i <= L.nx; ++i) poisson_halo_y(a, i, L.ny, L.pitch, ghost_);
+  const GhostRule* ghost = ghost_;
+#pragma omp parallel if (L.ny >= kParallelRows)
+  {
+#pragma omp for schedule(static)
+    for (int j = 0; j < L.ny; ++j) poisson_halo_x(a, j, L.nx, L.pitch, ghost);
+#pragma omp for schedule(static)
+    for (int i = -1; i <= L.nx; ++i) poisson_halo_y(a, i, L.ny, L.pitch, ghost);
+  }
 }
 
 // Rows summed in parallel, then over rows in order: the same sum for any
@@ -118,22 +121,31 @@ void CpuPoisson::mg_load_residual() {
 }
 
 // One colour of red-black Gauss-Seidel on A_l e_l = f_l: the cells of one
-// colour depend only on the other, so the update is order-independent.
+// colour depend only on the other, so the update is order-independent. One
+// parallel region: each row's x halo right after the row, the y halo after
+// the barrier (as fill_halo).
 void CpuPoisson::mg_smooth(int level, int color) {
   Level& L = levels_[level];
   const PoissonLevel& o = L.op;
-  const int P = o.pitch;
+  const int P = o.pitch, nx = o.nx, ny = o.ny;
   real* e = L.e.data();
   const real* f = L.f.data();
   const real* cx = o.cx.data();
   const real* cy = o.cy.data();
-#pragma omp parallel for schedule(static) if (o.ny >= kParallelRows)
-  for (int j = 0; j < o.ny; ++j)
-    for (int i = (j + color) & 1; i < o.nx; i += 2) {
-      const int c = o.index(i, j);
-      e[c] = poisson_relax_point(e[c - 1], e[c + 1], e[c - P], e[c + P], f[c], cx[c], cx[c + 1], cy[c], cy[c + P]);
+  const GhostRule* ghost = ghost_;
+#pragma omp parallel if (ny >= kParallelRows)
+  {
+#pragma omp for schedule(static)
+    for (int j = 0; j < ny; ++j) {
+      for (int i = (j + color) & 1; i < nx; i += 2) {
+        const int c = o.index(i, j);
+        e[c] = poisson_relax_point(e[c - 1], e[c + 1], e[c - P], e[c + P], f[c], cx[c], cx[c + 1], cy[c], cy[c + P]);
+      }
+      poisson_halo_x(e, j, nx, P, ghost);
     }
-  fill_halo(level, e);
+#pragma omp for schedule(static)
+    for (int i = -1; i <= nx; ++i) poisson_halo_y(e, i, ny, P, ghost);
+  }
 }
 
 // f_{l+1} = sum over the open children of (f_l - A_l e_l); e_{l+1} = 0.

@@ -16,9 +16,9 @@ class CpuPoisson {
  public:
   // The operator of level 0 and the float64 pressure x (what an FFT solve
   // also needs); `open` is the grid's open mask.
-  void setup_operator(const PoissonHierarchy& h, const std::vector<real>& open);
+  void setup_operator(const PoissonHierarchy& h, const real* open);
   // setup_operator plus every level's arrays.
-  void setup(const PoissonHierarchy& h, const std::vector<real>& open);
+  void setup(const PoissonHierarchy& h, const real* open);
   bool active() const { return !levels_.empty(); }
 
   double pcg_start(const real* rhs);
