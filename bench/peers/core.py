@@ -345,8 +345,11 @@ def max_divergence(case, U, V):
     return float(np.abs(div).max() * case.dx / umax), float(np.abs(div).max())
 
 
-def compare_states(a, b, keys=("U", "V", "phi", "x", "y", "vx", "vy")):
-    """Per array: max |a - b| / max |a| (phi: less its mean first, defined up to a constant)."""
+def compare_states(a, b, keys=("U", "V", "phi", "x", "y", "vx", "vy"), before=None):
+    """Per array: max |a - b| / max |a| (phi: less its mean first, defined up to a constant).
+    With `before` (the state the step started from), the scale is the larger
+    of max |a| and max |before|: a particle velocity that drag nearly
+    cancels in one step keeps the rounding of the velocity it came from."""
     out = {}
     for k in keys:
         x = np.asarray(a[k], np.float64)
@@ -355,5 +358,7 @@ def compare_states(a, b, keys=("U", "V", "phi", "x", "y", "vx", "vy")):
             x = x - x.mean()
             y = y - y.mean()
         scale = max(np.abs(x).max(), 1e-300)
+        if before is not None and k != "phi":
+            scale = max(scale, float(np.abs(np.asarray(before[k], np.float64)).max()))
         out[k] = float(np.abs(x - y).max() / scale)
     return out
