@@ -288,7 +288,8 @@ void velocity_rate_on_device(const Exec& e, const ReduceScratch& r, const real* 
 // opened; k_dev->dt set (then copy_dt_to_constants when constants are
 // __constant__).
 void choose_dt_on_device(const Exec& e, const DtRule& rule, DeviceStepState* state, Constants* k_dev);
-// k_dev->dt = factor * the step's dt.
+// k_dev->dt = factor * the step's dt, and the pressure unit's __constant__
+// dt (what a solve and a projection read) when constants are __constant__.
 void scale_dt_on_device(const Exec& e, real factor, const DeviceStepState* state, Constants* k_dev);
 
 struct FluidSums {

@@ -117,8 +117,8 @@ struct ParticleSumsAt {
 
 void upload_reduction_constants(const Constants& c, cudaStream_t s) { upload_unit_constants(c, s); }
 
+// The units whose kernels read dt (the reductions' do not).
 void copy_dt_to_constants(const Constants* k_dev, cudaStream_t s) {
-  copy_unit_dt(k_dev, s);
   copy_fluid_dt(k_dev, s);
   copy_pressure_dt(k_dev, s);
   copy_particle_dt(k_dev, s);
@@ -192,7 +192,9 @@ void choose_dt_on_device(const Exec& e, const DtRule& rule, DeviceStepState* sta
 void scale_dt_on_device(const Exec& e, real factor, const DeviceStepState* state, Constants* k_dev) {
   scale_dt_kernel<<<1, 1, 0, e.stream>>>(factor, state, k_dev);
   SIM_CUDA_CHECK_LAUNCH("scale_dt_kernel");
-  if (e.constants == ConstantsIn::constant) copy_dt_to_constants(k_dev, e.stream);
+  // only the solve and the projection run at the scaled dt: the pressure unit's
+  // kernels (the float64 projection reads k_dev), until choose_dt_on_device
+  if (e.constants == ConstantsIn::constant) copy_pressure_dt(k_dev, e.stream);
 }
 
 void sum_to_device(const Exec& e, const ReduceScratch& r, const double* values, int n, double* out) {

@@ -1,5 +1,7 @@
 #include "io/config_loader.hpp"
 
+#include "sim/strategies.hpp"
+
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
@@ -146,6 +148,8 @@ class Loader {
   }
 
   // Checks that involve several keys or the physics of the scheme.
+  bool given(const std::string& key) const { return origins_.count(key) > 0; }
+
   void validate() {
     const Config& c = cfg;
     check_periodic("left", c.left, "right", c.right);
@@ -454,6 +458,7 @@ Config load_config_string(const std::string& toml_text, const std::string& sourc
   for (const auto& o : overrides) loader.apply_override(o);
   loader.validate();
   loader.cfg.source = source_name;
+  choose_case_strategies(loader.cfg, [&](const std::string& key) { return loader.given(key); });
   return loader.cfg;
 }
 

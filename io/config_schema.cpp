@@ -170,11 +170,11 @@ std::vector<Field<Config>> config_keys() {
   k.push_back(enumeration<Layout, C>("run.layout", SIM_MEMBER(layout), "Particle storage: array of structs or struct of arrays."));
   k.push_back(enumeration<BackendKind, C>("run.backend", SIM_MEMBER(backend), "auto = cuda when a device is present, else cpu."));
 
-  k.push_back(enumeration<Stencil, C>("gpu.stencil", SIM_MEMBER(stencil), "Grid stencil kernels: plain loads, read-only cache, shared-memory tiles, (vector) the Jacobi sweep with 16-byte loads and rows in registers, or (temporal) as vector with four Jacobi sweeps per pass through memory."));
+  k.push_back(enumeration<Stencil, C>("gpu.stencil", SIM_MEMBER(stencil), "Grid stencil kernels: plain loads, read-only cache, shared-memory tiles, (vector) the Jacobi sweep with 16-byte loads and rows in registers, or (temporal) as vector with four Jacobi sweeps per pass through memory. Unset: temporal with the jacobi solver, else ldg."));
   k.push_back(enumeration<ConstantsIn, C>("gpu.constants", SIM_MEMBER(constants), "Where kernels read the run constants from."));
-  k.push_back(enumeration<Sampling, C>("gpu.sampling", SIM_MEMBER(sampling), "Fluid velocity at particles: software bilinear (8 gathers), texture hardware, or packed (the 4 corners of each stencil in one 16-byte load per component)."));
-  k.push_back(enumeration<Deposit, C>("gpu.deposit", SIM_MEMBER(deposit), "Two-way force deposit: per-particle atomics (not reproducible), a face-sorted reduction of 8 pairs a particle, or a gather by stencil node (one sort key a particle); sorted and gather are bitwise reproducible."));
-  k.push_back(integer<C>("gpu.sort_every", SIM_MEMBER(sort_every), "steps", ge(0), "Sort particles by cell every K steps; 0 = never."));
+  k.push_back(enumeration<Sampling, C>("gpu.sampling", SIM_MEMBER(sampling), "Fluid velocity at particles: software bilinear (8 gathers), texture hardware, or packed (the 4 corners of each stencil in one 16-byte load per component). Unset: packed from 2^20 particle slots on, else software."));
+  k.push_back(enumeration<Deposit, C>("gpu.deposit", SIM_MEMBER(deposit), "Two-way force deposit: per-particle atomics (not reproducible), a face-sorted reduction of 8 pairs a particle, or a gather by stencil node (one sort key a particle); sorted and gather are bitwise reproducible. Unset: gather from 2^20 particle slots on, else sorted."));
+  k.push_back(integer<C>("gpu.sort_every", SIM_MEMBER(sort_every), "steps", ge(0), "Sort particles by cell every K steps; 0 = never. Unset: 10 from 2^20 particle slots on, else 0."));
   k.push_back(boolean<C>("gpu.graphs", SIM_MEMBER(graphs),
                          "Step without host round trips: each step's launches recorded once as CUDA graphs and replayed, "
                          "dt chosen on the device, the step's norms read back a few steps later (with the fft solver)."));

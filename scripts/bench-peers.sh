@@ -66,11 +66,12 @@ stage() {
     lib="$PWD/.gpu/lib:/usr/local/cuda/lib64"
     sim=(env "LD_LIBRARY_PATH=$lib" "$exe" bench --backend "$backend" --layout soa --constants constant
          --advection central --steps 20 --warmup 5 "${sim_size[@]}")
+    # the defaults chosen by the case first (temporal, packed, gather, sort every 10), then atomic
     stage sim_jacobi $((lim_sim * 6 / 10)) "${sim[@]}" config/bench_large.toml --pressure-solver jacobi \
-      --stencil vector,ldg --sampling software,packed --deposit atomic,sorted --max-seconds $((lim_sim * 4 / 10)) \
+      --stencil temporal,vector --sampling packed --deposit gather,atomic --max-seconds $((lim_sim * 4 / 10)) \
       --json "$out/sim_jacobi.json"
     stage sim_fft $((lim_sim * 4 / 10)) "${sim[@]}" config/bench_large_solve.toml --pressure-solver fft \
-      --stencil vector --sampling software,packed --deposit atomic --max-seconds $((lim_sim * 2 / 10)) \
+      --stencil ldg --sampling packed --deposit gather,atomic --max-seconds $((lim_sim * 2 / 10)) \
       --json "$out/sim_fft.json"
   else
     echo "scripts/bench-peers.sh: $exe not found (scripts/gpu-run.sh builds it): no sim rows" >&2

@@ -212,7 +212,8 @@ class Backend : public PressureOps {
   // set as the constants' dt; the clock advanced by it; the particles to
   // inject (injection_count) drawn from the clock. Opens the step's record.
   virtual void choose_dt_on_device();
-  // The constants' dt set to `factor` times the step's dt.
+  // The constants' dt of the pressure solve and the projection that follow
+  // set to `factor` times the step's dt (until the next choose_dt_on_device).
   virtual void scale_dt_on_device(real factor);
   // Before a step's segments: what must run from the host every step
   // (the CUDA backend's sort of the particles by cell, when due).

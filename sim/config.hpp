@@ -102,6 +102,9 @@ struct Config {
   Deposit deposit = Deposit::sorted;
   int64_t sort_every = 0;   // sort particles by cell every K steps; 0 = never
   bool graphs = true;       // CUDA: replay each step's launches as graphs, scalars read back later
+  // What choose_case_strategies chose for the keys the config left unset,
+  // and why, for the run's report ("" when it chose nothing).
+  std::string case_choices;
   int block_x = 0, block_y = 0;  // 0 = the variant's default
 
   // [output]

@@ -74,6 +74,39 @@ const std::vector<StrategyOption>& strategy_options() {
   return table;
 }
 
+void choose_case_strategies(Config& c, const std::function<bool(const std::string&)>& given) {
+  const int64_t particles = c.regions.empty() && c.inject.rate <= 0 ? 0 : c.particle_capacity();
+  const bool many = particles >= kManyParticles;
+  std::string chose;
+  auto note = [&](const char* key, std::string_view value) {
+    if (!chose.empty()) chose += ' ';
+    chose += std::string(key) + "=" + std::string(value);
+  };
+  if (!given("gpu.stencil") && c.solver == PressureSolverKind::jacobi) {
+    c.stencil = Stencil::temporal;
+    note("stencil", to_string(c.stencil));
+  }
+  if (particles > 0) {
+    if (!given("gpu.sampling")) {
+      c.sampling = many ? Sampling::packed : Sampling::software;
+      note("sampling", to_string(c.sampling));
+    }
+    if (!given("gpu.deposit") && c.two_way) {
+      c.deposit = many ? Deposit::gather : Deposit::sorted;
+      note("deposit", to_string(c.deposit));
+    }
+    if (!given("gpu.sort_every")) {
+      c.sort_every = many ? 10 : 0;
+      note("sort_every", std::to_string(c.sort_every));
+    }
+  }
+  if (chose.empty()) return;
+  c.case_choices = chose + " (" + std::to_string(particles) + " particle slots, " +
+                   (many ? "at least " : "fewer than ") + std::to_string(kManyParticles) + "; " +
+                   (c.solver == PressureSolverKind::jacobi ? "jacobi solver" : "solver " + std::string(to_string(c.solver))) +
+                   ")";
+}
+
 std::string describe_strategies(const Config& c, StrategyScope scope) {
   std::string out;
   for (const StrategyOption& o : strategy_options()) {

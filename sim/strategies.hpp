@@ -1,6 +1,8 @@
 // Every run-time switch is a small enum that parses from and prints to the
 // same strings the CLI, the config, the report and the benchmark use.
 #pragma once
+#include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -67,6 +69,17 @@ std::vector<E> enum_values() {
   for (const auto& [v, name] : enum_names<E>()) out.push_back(v);
   return out;
 }
+
+// The GPU strategies a config file leaves unset (given(key) false for
+// gpu.stencil, gpu.sampling, gpu.deposit, gpu.sort_every), chosen by the
+// case as the measurements in docs/PERFORMANCE.md found fastest among the
+// exact, deterministic ones: from kManyParticles slots on, packed sampling,
+// the gather deposit and a sort by cell every 10 steps, below them software
+// sampling, the sorted deposit and no sort (launch-bound: fewer kernels);
+// the temporally blocked sweeps for the Jacobi solver. Writes what it chose
+// into c.case_choices.
+constexpr int64_t kManyParticles = int64_t(1) << 20;
+void choose_case_strategies(Config& c, const std::function<bool(const std::string&)>& given);
 
 // Which backends a strategy option selects code of.
 enum class StrategyScope {

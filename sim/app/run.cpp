@@ -155,6 +155,8 @@ int run(const Config& cfg, const RunOptions& opts, std::ostream& out, std::ostre
   std::unique_ptr<Backend> backend = make_backend(cfg, state.grid, &notice);
   if (!notice.empty() && !opts.quiet) out << notice << "\n";
   if (!opts.quiet) out << "backend: " << backend->name() << "\n";
+  if (!opts.quiet && !cfg.case_choices.empty() && backend->name().rfind("cuda", 0) == 0)
+    out << "strategies chosen by the case: " << cfg.case_choices << "\n";
   // Central advection at a high cell Reynolds number: once, from the
   // config's speeds now or, when it sets none, from the flow at the end.
   const double speed = reference_speed(cfg);
