@@ -83,7 +83,8 @@ void choose_case_strategies(Config& c, const std::function<bool(const std::strin
     chose += std::string(key) + "=" + std::string(value);
   };
   if (!given("gpu.stencil") && c.solver == PressureSolverKind::jacobi) {
-    c.stencil = Stencil::temporal;
+    const int64_t cells = static_cast<int64_t>(c.nx) * c.ny;
+    c.stencil = cells >= kTemporalCells ? Stencil::temporal : Stencil::vector;
     note("stencil", to_string(c.stencil));
   }
   if (particles > 0) {

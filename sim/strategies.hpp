@@ -76,9 +76,12 @@ std::vector<E> enum_values() {
 // exact, deterministic ones: from kManyParticles slots on, packed sampling,
 // the gather deposit and a sort by cell every 10 steps, below them software
 // sampling, the sorted deposit and no sort (launch-bound: fewer kernels);
-// the temporally blocked sweeps for the Jacobi solver. Writes what it chose
-// into c.case_choices.
+// for the Jacobi solver the vector sweep, and from kTemporalCells cells on
+// the temporally blocked one (on the H200 it loses below: at 4096^2 and
+// 8192^2 its passes are too few blocks for the 132 SMs). Writes what it
+// chose into c.case_choices.
 constexpr int64_t kManyParticles = int64_t(1) << 20;
+constexpr int64_t kTemporalCells = int64_t(16384) * 16384;
 void choose_case_strategies(Config& c, const std::function<bool(const std::string&)>& given);
 
 // Which backends a strategy option selects code of.
