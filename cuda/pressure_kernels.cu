@@ -186,7 +186,7 @@ __global__ void __launch_bounds__(kVecBlockX * kVecBlockY)
 // The `temporal` variant: S Jacobi sweeps (S <= kTemporalSweeps) per pass
 // through memory, without obstacles and with no periodic side. A warp owns
 // a window of 128 elements of a row (4 per lane, float4 loads) and streams
-// it upwards over kTemporalRows output rows. Level 0 is phi as loaded; at
+// it upwards over `rows` output rows. Level 0 is phi as loaded; at
 // every row step level t = 1..S-1 computes row s - t from the last three
 // rows of level t - 1 held in registers, and level S writes row s - S. The
 // east/west neighbours of a lane's chunk come from the neighbouring lanes
@@ -202,7 +202,11 @@ __global__ void __launch_bounds__(kVecBlockX * kVecBlockY)
 // take the y-side value). The arithmetic is jacobi_point's, lane by lane,
 // so a pass equals S single sweeps with the halo filled after each, bit for
 // bit. Level 0 reads phi's halo as stored, as a single sweep does.
-constexpr int kTemporalRows = 256;  // output rows per warp
+// Output rows per warp: long columns where the grid gives every SM enough
+// warps anyway (less overlap recomputed), short ones below, so a 4096^2
+// pass still has about 2000 warps for the 132 SMs.
+constexpr int kTemporalRowsLong = 256, kTemporalRowsShort = 64;
+constexpr long long kTemporalLongCells = 16384LL * 16384LL;
 constexpr int kTemporalWarps = 4;   // warps per block, stacked in y
 constexpr int kTemporalWidth = 128; // elements per warp window
 constexpr unsigned kFullMask = 0xffffffffu;
@@ -252,14 +256,15 @@ __device__ __forceinline__ LaneRow temporal_ghost_row(int kind, const LaneRow& r
 
 template <int S, class KP>
 __global__ void __launch_bounds__(32 * kTemporalWarps)
-    jacobi_temporal_kernel(KP kp, const real* __restrict__ phi, const real* __restrict__ rhs, real* __restrict__ out) {
+    jacobi_temporal_kernel(KP kp, const real* __restrict__ phi, const real* __restrict__ rhs, real* __restrict__ out,
+                           int rows) {
   static_assert(S >= 1 && S <= 8, "sweeps per pass");
   constexpr int kHalo = temporal_halo(S), kSpan = temporal_span(S);
   const Constants& k = kp.get();
   const int lane = static_cast<int>(threadIdx.x);
   const int first = static_cast<int>(blockIdx.x) * kSpan;  // first element written by this warp
   const int e0 = first - kHalo + 4 * lane;
-  const int jb = (static_cast<int>(blockIdx.y) * kTemporalWarps + static_cast<int>(threadIdx.y)) * kTemporalRows;
+  const int jb = (static_cast<int>(blockIdx.y) * kTemporalWarps + static_cast<int>(threadIdx.y)) * rows;
   if (jb >= k.ny) return;  // the whole warp
   const int P = k.pitch, ny = k.ny, nx = k.nx;
   const bool in_row = e0 >= 0 && e0 < P;
@@ -283,7 +288,7 @@ __global__ void __launch_bounds__(32 * kTemporalWarps)
   const int s0 = jb - S;  // level t is right from row s0 + t on
   float4 next_phi = load(phi, s0), next_rhs = load(rhs, s0);
 #pragma unroll 3
-  for (int it = 0; it < kTemporalRows + 2 * S; ++it) {
+  for (int it = 0; it < rows + 2 * S; ++it) {
     const int s = s0 + it;
     const float4 cur = next_phi;
 #pragma unroll
@@ -305,7 +310,7 @@ __global__ void __launch_bounds__(32 * kTemporalWarps)
       if (r == 0) B[t] = temporal_ghost_row(bottom, n);
     }
     const int r = s - S;
-    if (r >= jb && r < ny && r < jb + kTemporalRows) {
+    if (r >= jb && r < ny && r < jb + rows) {
       const float4 o = temporal_point4(A[S - 1], B[S - 1], C[S - 1], R[S], k);
       real* dst = out + (r + 1) * P + e0;
       if (full) {
@@ -376,10 +381,11 @@ void jacobi_sweeps_temporal(const Exec& e, const real* phi, const real* rhs, rea
   with_constants(e.constants, e.k_dev, [&](auto kp) {
     auto launch = [&](auto depth) {
       constexpr int S = decltype(depth)::value;
+      const int rows = static_cast<long long>(e.nx) * e.ny >= kTemporalLongCells ? kTemporalRowsLong
+                                                                                 : kTemporalRowsShort;
       const dim3 block(32, kTemporalWarps);
-      const dim3 grid(e.nx / temporal_span(S) + 1,
-                      (e.ny + kTemporalWarps * kTemporalRows - 1) / (kTemporalWarps * kTemporalRows));
-      jacobi_temporal_kernel<S><<<grid, block, 0, e.stream>>>(kp, phi, rhs, out);
+      const dim3 grid(e.nx / temporal_span(S) + 1, (e.ny + kTemporalWarps * rows - 1) / (kTemporalWarps * rows));
+      jacobi_temporal_kernel<S><<<grid, block, 0, e.stream>>>(kp, phi, rhs, out, rows);
       SIM_CUDA_CHECK_LAUNCH("jacobi_temporal_kernel");
     };
     static_assert(kTemporalSweeps == 4, "one launch per depth below");

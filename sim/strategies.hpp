@@ -77,11 +77,11 @@ std::vector<E> enum_values() {
 // the gather deposit and a sort by cell every 10 steps, below them software
 // sampling, the sorted deposit and no sort (launch-bound: fewer kernels);
 // for the Jacobi solver the vector sweep, and from kTemporalCells cells on
-// the temporally blocked one (on the H200 it loses below: at 4096^2 and
-// 8192^2 its passes are too few blocks for the 132 SMs). Writes what it
-// chose into c.case_choices.
+// the temporally blocked one (on the H200: 384 against 338 Gcell/s at
+// 8192^2, 424 against 357 at 16384^2; at 4096^2 it loses, 186 against
+// 279). Writes what it chose into c.case_choices.
 constexpr int64_t kManyParticles = int64_t(1) << 20;
-constexpr int64_t kTemporalCells = int64_t(16384) * 16384;
+constexpr int64_t kTemporalCells = int64_t(8192) * 8192;
 void choose_case_strategies(Config& c, const std::function<bool(const std::string&)>& given);
 
 // Which backends a strategy option selects code of.
