@@ -460,3 +460,38 @@ TEST_CASE("config: a large run that fits this machine is accepted by the memory 
   }
   CHECK_NOTHROW(check_run_fits(c));
 }
+
+// Catches a default that ignores the case (the same strategies for 20,000
+// and 16M particles), one that overrides what the file or --set gave, and
+// a report that does not say what was chosen.
+TEST_CASE("config: GPU strategies left unset are chosen by the case, set ones are kept") {
+  const Config box = test::shipped_config("box.toml");  // 20,000 particles, solver auto
+  CHECK(box.sampling == Sampling::software);
+  CHECK(box.deposit == Deposit::sorted);
+  CHECK(box.sort_every == 0);
+  CHECK(box.stencil == Stencil::ldg);
+  CHECK(box.case_choices.find("deposit=sorted") != std::string::npos);
+  CHECK(box.case_choices.find("20000 particle slots") != std::string::npos);
+
+  const Config large = test::shipped_config("bench_large.toml");  // 2^24 particles, jacobi, 4096^2
+  CHECK(large.sampling == Sampling::packed);
+  CHECK(large.deposit == Deposit::gather);
+  CHECK(large.sort_every == 10);
+  CHECK(large.stencil == Stencil::vector);
+  const Config huge = test::shipped_config("bench_large.toml", {"domain.nx=8192", "domain.ny=8192"});
+  CHECK(huge.stencil == Stencil::temporal);
+
+  // given in the file or by --set: kept, and not reported as chosen
+  const Config given = test::shipped_config(
+      "bench_large.toml", {"gpu.deposit=\"atomic\"", "gpu.sort_every=0", "gpu.stencil=\"ldg\"", "gpu.sampling=\"texture\""});
+  CHECK(given.deposit == Deposit::atomic);
+  CHECK(given.sort_every == 0);
+  CHECK(given.stencil == Stencil::ldg);
+  CHECK(given.sampling == Sampling::texture);
+  CHECK(given.case_choices.empty());
+
+  // no particles: nothing about particles is chosen; a config built in code keeps the plain defaults
+  const Config tg = test::shipped_config("taylor_green.toml");
+  CHECK(tg.case_choices.empty());
+  CHECK(Config{}.deposit == Deposit::sorted);
+}
