@@ -119,10 +119,28 @@ __global__ void halo_y_kernel(T* p, int nx, int ny, int pitch, Ghosts g) {
   if (i <= nx) poisson_halo_y(p, i, ny, pitch, g.rule);
 }
 
+// Both in one block where the rows and columns fit it: the rows, a
+// barrier, then the columns (the order of the two launches).
+template <class T>
+__global__ void halo_kernel(T* p, int nx, int ny, int pitch, Ghosts g) {
+  for (int j = static_cast<int>(threadIdx.x); j < ny; j += static_cast<int>(blockDim.x))
+    poisson_halo_x(p, j, nx, pitch, g.rule);
+  __syncthreads();
+  for (int i = static_cast<int>(threadIdx.x) - 1; i <= nx; i += static_cast<int>(blockDim.x))
+    poisson_halo_y(p, i, ny, pitch, g.rule);
+}
+
 constexpr int kLineBlock = 128;
+constexpr int kOneBlockLines = 1024;
 
 template <class T>
 void full_halo(cudaStream_t s, T* p, int nx, int ny, int pitch, const Ghosts& g) {
+  if (ny <= kOneBlockLines && nx + 2 <= kOneBlockLines) {
+    const int lines = ny > nx + 2 ? ny : nx + 2;
+    halo_kernel<T><<<1, (lines + 31) / 32 * 32, 0, s>>>(p, nx, ny, pitch, g);
+    SIM_CUDA_CHECK_LAUNCH("halo_kernel");
+    return;
+  }
   halo_x_kernel<T><<<(ny + kLineBlock - 1) / kLineBlock, kLineBlock, 0, s>>>(p, nx, ny, pitch, g);
   SIM_CUDA_CHECK_LAUNCH("halo_x_kernel");
   halo_y_kernel<T><<<(nx + 2 + kLineBlock - 1) / kLineBlock, kLineBlock, 0, s>>>(p, nx, ny, pitch, g);
