@@ -182,11 +182,8 @@ class CudaBackend final : public Backend {
 
   void step_particles_on_device() override {
     if (plan_.capacity == 0) return;
-    segment_of(kParticleSegment, store_.bank(), [&] {
-      move_particles();
-      if (cfg_.inject.rate > 0)
-        inject_particles(exec_, store_.current(), step_state(), cfg_.seed, inj_, counters_.data());
-    });
+    move_particles();
+    if (cfg_.inject.rate > 0) inject_particles(exec_, store_.current(), step_state(), cfg_.seed, inj_, counters_.data());
   }
 
   void sort_if_due() {
@@ -438,7 +435,6 @@ class CudaBackend final : public Backend {
   // ---- stepping without host round trips ----
   bool asynchronous() const override { return true; }
 
-  void segment(int key, const std::function<void()>& ops) override { segment_of(key, store_.bank(), ops); }
 
   void start_device_clock(const DeviceClock& clock, const DtRule& rule) override {
     rule_ = rule;
@@ -492,6 +488,37 @@ class CudaBackend final : public Backend {
 
   int records_in_flight() const override { return static_cast<int>(head_ - tail_); }
 
+  // Recorded once per key and particle bank (the sort by cell swaps the
+  // banks). A segment inside one being recorded is part of it. The first
+  // launch after recording times what the timer logged while recording;
+  // each later one points the graph's timer nodes at new pairs.
+  void segment(int key, const std::function<void()>& ops) override {
+    if (!graphs_ || recording_) {
+      ops();
+      return;
+    }
+    const std::pair<int, int> k{key, store_.bank()};
+    auto it = graphs_by_key_.find(k);
+    if (it == graphs_by_key_.end()) {
+      Recorded r;
+      recording_ = true;
+      try {
+        r.graph = GraphExec::record(exec_.stream, ops);
+      } catch (...) {
+        recording_ = false;
+        (void)timer_.take_recorded();
+        throw;
+      }
+      recording_ = false;
+      r.timer_nodes = timer_.take_recorded();
+      r.graph.launch(exec_.stream);
+      graphs_by_key_.emplace(k, std::move(r));
+      return;
+    }
+    timer_.replay(it->second.graph.get(), it->second.timer_nodes);
+    it->second.graph.launch(exec_.stream);
+  }
+
  private:
   CudaPoisson& mg() {
     if (!poisson_) throw std::logic_error("cuda: a multigrid primitive before poisson_setup");
@@ -516,36 +543,6 @@ class CudaBackend final : public Backend {
     return reinterpret_cast<T*>(rec + offset);
   }
 
-  // segment() with a second key for the backend's own buffer state (the
-  // particle bank). A segment inside one being recorded is part of it.
-  // The first launch after recording times what the timer logged while
-  // recording; each later one points the graph's timer nodes at new pairs.
-  void segment_of(int key, int variant, const std::function<void()>& ops) {
-    if (!graphs_ || recording_) {
-      ops();
-      return;
-    }
-    const std::pair<int, int> k{key, variant};
-    auto it = graphs_by_key_.find(k);
-    if (it == graphs_by_key_.end()) {
-      Recorded r;
-      recording_ = true;
-      try {
-        r.graph = GraphExec::record(exec_.stream, ops);
-      } catch (...) {
-        recording_ = false;
-        (void)timer_.take_recorded();
-        throw;
-      }
-      recording_ = false;
-      r.timer_nodes = timer_.take_recorded();
-      r.graph.launch(exec_.stream);
-      graphs_by_key_.emplace(k, std::move(r));
-      return;
-    }
-    timer_.replay(it->second.graph.get(), it->second.timer_nodes);
-    it->second.graph.launch(exec_.stream);
-  }
 
   void copy(DeviceBuffer<real>& dst, const DeviceBuffer<real>& src) {
     SIM_CUDA_CHECK(cudaMemcpyAsync(dst.data(), src.data(), src.bytes(), cudaMemcpyDeviceToDevice, exec_.stream));
@@ -609,7 +606,6 @@ class CudaBackend final : public Backend {
   // stepping on the device: the step's clock and record, the host ring
   // the records come back into, and the recorded segments
   static constexpr int kRing = 32;
-  static constexpr int kParticleSegment = 1000;  // past Simulation's segment keys
   DtRule rule_{};
   DeviceBuffer<DeviceStepState> step_state_;
   PinnedBuffer<StepRecord> ring_;

@@ -137,7 +137,6 @@ StepInfo Simulation::step() {
   last_pressure_ = info.pressure;
   time_ += dt_;
   ++step_;
-  done_ = step_;
   return info;
 }
 
@@ -147,18 +146,14 @@ template <class Project>
 void Simulation::heun(Project project) {
   PhaseTimer& t = backend_->timer();
   t.begin(Phase::momentum);
-  backend_->segment(kSegmentStage0, [&] {
-    backend_->copy_velocity(VelocityField::current, VelocityField::saved);
-    backend_->rk_stage(VelocityField::saved, VelocityField::saved, VelocityField::current, real(0), real(1));
-  });
+  backend_->copy_velocity(VelocityField::current, VelocityField::saved);
+  backend_->rk_stage(VelocityField::saved, VelocityField::saved, VelocityField::current, real(0), real(1));
   t.end(Phase::momentum);
   project(0);
 
   t.begin(Phase::momentum);
-  backend_->segment(kSegmentStage1, [&] {
-    backend_->copy_velocity(VelocityField::current, VelocityField::stage);
-    backend_->rk_stage(VelocityField::stage, VelocityField::saved, VelocityField::current, real(0.5), real(0.5));
-  });
+  backend_->copy_velocity(VelocityField::current, VelocityField::stage);
+  backend_->rk_stage(VelocityField::stage, VelocityField::saved, VelocityField::current, real(0.5), real(0.5));
   t.end(Phase::momentum);
   project(1);
 }
@@ -197,22 +192,20 @@ StepInfo Simulation::step_on_device() {
   while (backend_->records_in_flight() >= kRecordsAhead) absorb_next(true);
   PhaseTimer& t = backend_->timer();
   backend_->prepare_step_on_device();
-  // The whole step is one recording (the segments inside are part of it);
-  // the phase timer's begin/end inside become timed nodes of it.
+  // The whole step is one recording; the phase timer's begin/end inside
+  // become timed nodes of it.
   backend_->segment(kSegmentStep, [&] {
-    backend_->segment(kSegmentDt, [&] { backend_->choose_dt_on_device(); });
+    backend_->choose_dt_on_device();
     t.begin(Phase::particles);
     backend_->step_particles_on_device();
     t.end(Phase::particles);
     heun([&](int stage) {
       t.begin(Phase::pressure);
-      backend_->segment(kSegmentSolve0 + stage, [&] {
-        if (stage == 1) backend_->scale_dt_on_device(real(0.5));
-        solver_->solve_on_device(*backend_, stage);
-      });
+      if (stage == 1) backend_->scale_dt_on_device(real(0.5));
+      solver_->solve_on_device(*backend_, stage);
       t.end(Phase::pressure);
       t.begin(Phase::project);
-      backend_->segment(kSegmentProject, [&] { backend_->project(); });
+      backend_->project();
       t.end(Phase::project);
     });
   });
@@ -255,7 +248,6 @@ bool Simulation::absorb_next(bool wait) {
     solves[s] = p;
   }
   last_pressure_ = combine(solves[0], solves[1]);
-  done_ = r.step;
   return true;
 }
 
@@ -289,7 +281,7 @@ PressureStats Simulation::solve_and_project() {
                      bad_particles > 0);
 
   t.begin(Phase::project);
-  backend_->segment(kSegmentProject, [&] { backend_->project(); });
+  backend_->project();
   t.end(Phase::project);
   count_solve(p, step_ + 1, time_ + dt_);
   return p;

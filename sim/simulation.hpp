@@ -119,22 +119,13 @@ class Simulation {
   int64_t viscous_limited_steps_ = 0;
   std::atomic<bool> stop_{false};
 
-  // The segments of a step an asynchronous backend records once and replays.
-  enum Segment {
-    kSegmentDt,
-    kSegmentStage0,
-    kSegmentStage1,
-    kSegmentSolve0,
-    kSegmentSolve1,
-    kSegmentProject,
-    kSegmentStep  // the whole step on the device
-  };
+  // The segment an asynchronous backend records once and replays: the step.
+  static constexpr int kSegmentStep = 0;
   // How many steps the host may queue before it reads their records.
   static constexpr int kRecordsAhead = 16;
   bool async_ = false;
   bool clock_started_ = false;
   int64_t first_step_ = 0;
-  int64_t done_ = 0;  // steps whose records the host has read
 
   void set_dt(double dt);  // k_.dt, uploaded to the backend
   template <class Project>
