@@ -67,10 +67,17 @@ class CudaBackend final : public Backend {
       const size_t pairs = static_cast<size_t>(plan.pairs);
       for (DeviceBuffer<uint32_t>* b : {&pair_keys_, &pair_keys_alt_, &unique_keys_, &pair_perm_, &pair_perm_alt_})
         b->allocate(pairs, "deposit keys");
-      for (DeviceBuffer<real>* b : {&pair_values_, &pair_values_b_, &pair_gathered_, &pair_sums_})
-        b->allocate(pairs, "deposit values");
+      for (DeviceBuffer<real>* b : {&pair_values_, &pair_values_b_}) b->allocate(pairs, "deposit values");
+      for (DeviceBuffer<real>* b : {&pair_gathered_, &pair_sums_}) b->allocate(2 * pairs, "deposit values");
       run_count_.allocate(1, "deposit run count");
       deposit_ws_.allocate(plan.deposit_workspace, "deposit workspace");
+    }
+    if (plan.fixed_deposit) {
+      for (DeviceBuffer<unsigned long long>* b : {&fixed_mu_, &fixed_mv_, &fixed_bu_, &fixed_bv_, &fixed_au_, &fixed_av_}) {
+        b->allocate(n, "deposit integers");
+        b->zero(exec_.stream);
+      }
+      fixed_bounds_.allocate(2, "deposit bounds");
     }
     if (plan.gather_deposit) {
       for (DeviceBuffer<uint32_t>* b : {&gather_keys_, &gather_keys_alt_, &gather_slots_, &gather_slots_alt_})
@@ -111,6 +118,9 @@ class CudaBackend final : public Backend {
     for (DeviceBuffer<real>* f : {&vh_, &vs_}) copy(*f, v_);
     if (plan_.couples)
       for (DeviceBuffer<real>* f : {&mu_, &mv_, &au_, &av_, &bu_, &bv_}) f->zero(st);
+    if (plan_.fixed_deposit)
+      for (DeviceBuffer<unsigned long long>* b : {&fixed_mu_, &fixed_mv_, &fixed_bu_, &fixed_bv_, &fixed_au_, &fixed_av_})
+        b->zero(st);
     store_.upload(s.particles, st);
     const unsigned long long c[kCounterCount] = {static_cast<unsigned long long>(s.counters.removed),
                                                  static_cast<unsigned long long>(s.counters.recycled)};
@@ -195,8 +205,10 @@ class CudaBackend final : public Backend {
   void move_particles() {
     const bool two_way = k_.two_way != 0 && plan_.couples;
     if (two_way) {
-      mu_.zero(exec_.stream);
-      mv_.zero(exec_.stream);
+      if (!plan_.fixed_deposit) {  // the fixed deposit assigns M
+        mu_.zero(exec_.stream);
+        mv_.zero(exec_.stream);
+      }
       CouplingArgs c;
       c.f = {mu_.data(), mv_.data(), au_.data(), av_.data(), bu_.data(), bv_.data()};
       c.deposit = cfg_.deposit;
@@ -212,6 +224,9 @@ class CudaBackend final : public Backend {
                                  gather_wv_.data(),     gather_mass_.data(),     gather_qu_.data(),
                                  gather_qv_.data(),     plan_.gather_sentinel,   static_cast<int>(plan_.gather_nodes),
                                  plan_.gather_key_bits, deposit_ws_.data(),      deposit_ws_.bytes()};
+      if (plan_.fixed_deposit)
+        c.fixed = FixedBuffers{fixed_mu_.data(), fixed_mv_.data(), fixed_bu_.data(), fixed_bv_.data(),
+                               fixed_au_.data(), fixed_av_.data(), fixed_bounds_.data()};
       c.capacity = static_cast<uint32_t>(plan_.capacity);
       c.open = open_.data();
       couple_particles(exec_, store_.current(), c, u_.data(), v_.data());
@@ -357,7 +372,7 @@ class CudaBackend final : public Backend {
   // MGPCG primitives (cuda/cuda_poisson.hpp).
   void poisson_setup(const PoissonHierarchy& h) override {
     poisson_.reset();  // a second setup frees the first hierarchy before allocating
-    poisson_ = std::make_unique<CudaPoisson>(h, exec_.stream);
+    poisson_ = std::make_unique<CudaPoisson>(h, exec_.stream, cfg_.block_level_cells, cfg_.paired_smoothing_cells);
   }
   double pcg_start() override { return mg().start(rhs_.data(), open_.data()); }
   void mg_load_residual() override { mg().load_residual(); }
@@ -592,6 +607,8 @@ class CudaBackend final : public Backend {
   DeviceBuffer<real> mu_, mv_, au_, av_, bu_, bv_;  // two-way coupling: M, A, B per face (CouplingFields)
   DeviceBuffer<uint32_t> pair_keys_, pair_keys_alt_, unique_keys_, pair_perm_, pair_perm_alt_;
   DeviceBuffer<real> pair_values_, pair_values_b_, pair_gathered_, pair_sums_;
+  DeviceBuffer<unsigned long long> fixed_mu_, fixed_mv_, fixed_bu_, fixed_bv_, fixed_au_, fixed_av_;  // deposit=fixed
+  DeviceBuffer<unsigned int> fixed_bounds_;
   DeviceBuffer<int> run_count_;
   DeviceBuffer<uint32_t> gather_keys_, gather_keys_alt_, gather_slots_, gather_slots_alt_;  // deposit=gather
   DeviceBuffer<float2> gather_wu_, gather_wv_, gather_qu_, gather_qv_;

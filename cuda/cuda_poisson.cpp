@@ -4,16 +4,18 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "cuda/check.hpp"
 
 namespace sim::cuda {
 namespace {
 
-// The coarsest level is queued and solved by one block when it is at most
+// The coarsest level is in the block-resident tail whenever it has at most
 // this many cells (always, for the hierarchies of sim/poisson.cpp, unless
-// one side is thousands of times the other).
-constexpr int64_t kCoarseBatchCells = 16384;
+// one side is thousands of times the other): its solve is thousands of
+// half-sweeps.
+constexpr int64_t kCoarseTailCells = 16384;
 
 // The one nonzero value of a coefficient array over the faces of a level,
 // or 0 (with `uniform` false) when it holds two different nonzero values.
@@ -32,21 +34,22 @@ float single_value(const std::vector<real>& c, const PoissonLevel& l, int i_end,
 }  // namespace
 
 size_t CudaPoisson::bytes(const Grid& g) {
-  // level 0: x r p q (float64), e f (float32), face bits; coarse levels as
-  // sim/poisson.cpp builds them, each with e f cx cy and face bits.
-  size_t b = g.size() * (4 * sizeof(double) + 2 * sizeof(float) + 1);
+  // level 0: x r p q (float64), e f and e's twin for pair smoothing
+  // (float32), face bits; coarse levels as sim/poisson.cpp builds them,
+  // each with e f cx cy, e's twin and face bits.
+  size_t b = g.size() * (4 * sizeof(double) + 3 * sizeof(float) + 1);
   int nx = g.nx, ny = g.ny;
   while (!(std::min(nx, ny) <= kCoarsestSide || nx < 2 || ny < 2)) {
     nx = (nx + 1) / 2;
     ny = (ny + 1) / 2;
     const size_t size = static_cast<size_t>((nx + 2 + 31) / 32 * 32) * static_cast<size_t>(ny + 2);
-    b += size * (4 * sizeof(float) + 1);
+    b += size * (5 * sizeof(float) + 1);
   }
   b += static_cast<size_t>(pcg_partial_count(g.nx, g.ny)) * sizeof(double) + 4 * sizeof(double);
   return b;
 }
 
-CudaPoisson::CudaPoisson(const PoissonHierarchy& h, cudaStream_t stream)
+CudaPoisson::CudaPoisson(const PoissonHierarchy& h, cudaStream_t stream, int64_t tail_cells, int64_t pair_cells)
     : stream_(stream), singular_(h.singular), fluid_cells_(h.fluid_cells) {
   if (h.levels.empty()) throw std::invalid_argument("cuda: poisson_setup with an empty hierarchy");
   for (int s = 0; s < 4; ++s) ghosts_.rule[s] = h.ghost[s];
@@ -107,8 +110,19 @@ CudaPoisson::CudaPoisson(const PoissonHierarchy& h, cudaStream_t stream)
   partials_.allocate(static_cast<size_t>(n_partials_), "MGPCG partial sums");
   scal_.allocate(4, "MGPCG scalars");
   scal_.zero(stream_);
-  const DeviceLevel& last = levels_.back();
-  coarse_batched_ = static_cast<int64_t>(last.nx) * last.ny <= kCoarseBatchCells;
+  auto cells = [&](int l) { return static_cast<int64_t>(levels_[l].nx) * levels_[l].ny; };
+  tail_from_ = n;
+  while (tail_from_ > 0 && n - tail_from_ < kTailMaxLevels && cells(tail_from_ - 1) <= tail_cells) --tail_from_;
+  if (tail_from_ == n && tail_cells > 0 && cells(n - 1) <= kCoarseTailCells) tail_from_ = n - 1;
+  tail_.n = n - tail_from_;
+  for (int l = tail_from_; l < n; ++l) tail_.l[l - tail_from_] = levels_[l];
+  other_.assign(n, nullptr);
+  if (smooth_pair_applies(ghosts_))
+    for (int l = 0; l < tail_from_ && cells(l) >= pair_cells; ++l) {
+      buffers_[l].e2.allocate(buffers_[l].e.size(), "multigrid levels");
+      buffers_[l].e2.zero(stream_);
+      other_[l] = buffers_[l].e2.data();
+    }
   // the host vectors uploaded above are pageable: wait before they go
   SIM_CUDA_CHECK(cudaStreamSynchronize(stream_));
 }
@@ -143,15 +157,34 @@ void CudaPoisson::flush_load() {
   mg_load(stream_, levels_[0], r_.data());
 }
 
-void CudaPoisson::flush_coarse() {
-  if (seq_.count == 0) return;
-  mg_coarse_sequence(stream_, levels_.back(), ghosts_, seq_);
-  seq_ = CoarseSequence{};
+void CudaPoisson::launch_smooth(int level, int color) {
+  const DeviceLevel& l = levels_[level];
+  mg_smooth(stream_, l, ghosts_, color, !halo_races_[level]);
+  if (halo_races_[level]) mg_halo(stream_, l, ghosts_);
+}
+
+void CudaPoisson::flush_smooth() {
+  if (held_level_ < 0) return;
+  launch_smooth(held_level_, held_color_);
+  held_level_ = -1;
+}
+
+void CudaPoisson::flush_tail() {
+  if (prog_.count == 0) return;
+  mg_tail(stream_, tail_, ghosts_, prog_, r_.data());
+  prog_.count = 0;
+}
+
+void CudaPoisson::queue(int level, TailKind kind, int color) {
+  flush_smooth();
+  if (prog_.count == kTailOps) flush_tail();
+  prog_.op[prog_.count++] = tail_op(level - tail_from_, kind, color);
 }
 
 void CudaPoisson::flush() {
   flush_load();
-  flush_coarse();
+  flush_smooth();
+  flush_tail();
 }
 
 double CudaPoisson::start(const float* rhs, const float* open) {
@@ -165,39 +198,54 @@ double CudaPoisson::start(const float* rhs, const float* open) {
 
 void CudaPoisson::load_residual() {
   flush();
-  load_pending_ = true;  // run by the next level-0 half-sweep, or at the next flush
+  if (tail_from_ == 0) queue(0, kTailLoad);
+  else load_pending_ = true;  // run by the next level-0 half-sweep, or at the next flush
 }
 
 void CudaPoisson::smooth(int level, int color) {
   const int last = levels() - 1;
   check_level(level, last, "mg_smooth");
   if (color != 0 && color != 1) throw std::invalid_argument("cuda: mg_smooth: colour must be 0 or 1");
-  if (level == last && coarse_batched_) {
+  if (level >= tail_from_) {
     flush_load();
-    seq_.bits[seq_.count >> 5] |= static_cast<uint32_t>(color) << (seq_.count & 31);
-    if (++seq_.count == kCoarseSeqWords * 32) flush_coarse();
+    queue(level, kTailSmooth, color);
     return;
   }
-  flush_coarse();
-  const DeviceLevel& l = levels_[level];
+  flush_tail();
   if (level == 0 && load_pending_) {
+    flush_smooth();
     load_pending_ = false;
-    mg_load_smooth(stream_, l, ghosts_, r_.data(), color);
+    mg_load_smooth(stream_, levels_[0], ghosts_, r_.data(), color);
     return;
   }
   flush_load();
-  mg_smooth(stream_, l, ghosts_, color, !halo_races_[level]);
-  if (halo_races_[level]) mg_halo(stream_, l, ghosts_);
+  if (other_[level] == nullptr) {
+    flush_smooth();
+    launch_smooth(level, color);
+    return;
+  }
+  if (held_level_ == level && held_color_ != color) {  // the pair: one pass into the other array
+    held_level_ = -1;
+    DeviceLevel& l = levels_[level];
+    mg_smooth_pair(stream_, l, ghosts_, other_[level], 1 - color);
+    std::swap(l.e, other_[level]);
+    return;
+  }
+  flush_smooth();
+  held_level_ = level;
+  held_color_ = color;
 }
 
 void CudaPoisson::restrict_from(int level) {
   check_level(level, levels() - 2, "mg_restrict");
+  if (level >= tail_from_) return queue(level, kTailRestrict);
   flush();
   mg_restrict(stream_, levels_[level], levels_[level + 1]);
 }
 
 void CudaPoisson::prolong_to(int level) {
   check_level(level, levels() - 2, "mg_prolong");
+  if (level >= tail_from_) return queue(level, kTailProlong);
   flush();
   mg_prolong(stream_, levels_[level], levels_[level + 1], ghosts_);
 }

@@ -8,10 +8,12 @@
 // Only the calls that return a double synchronise the stream, each reading
 // back one double through pinned memory. Two things are deferred to cut
 // launches and bytes, invisibly to the caller: mg_load_residual is fused
-// into the first level-0 half-sweep that follows it, and the half-sweeps of
-// the coarsest level are queued and run by one single-block launch at the
-// next other primitive. Any primitive flushes what is pending first, so the
-// results equal those of running each call at once.
+// into the first level-0 half-sweep that follows it, and the operations on
+// the smallest levels (the tail: the coarsest level, and the levels of at
+// most gpu.block_level_cells cells) are queued and run by one single-block launch at
+// the next other primitive (cuda/poisson_kernels.hpp, TailProgram). Any
+// primitive flushes what is pending first, so the results equal those of
+// running each call at once, bit for bit.
 #pragma once
 #include <cuda_runtime_api.h>
 
@@ -28,7 +30,14 @@ namespace sim::cuda {
 
 class CudaPoisson {
  public:
-  CudaPoisson(const PoissonHierarchy& h, cudaStream_t stream);
+  // tail_cells: the levels of at most this many cells form the tail, and
+  // the coarsest level whenever it has at most 16384; 0: no tail, every
+  // operation its own launch (Config::block_level_cells).
+  // pair_cells: on levels of at least this many cells out of the tail, a
+  // red and a black half-sweep that follow each other run as one pass
+  // (mg_smooth_pair) where no side wraps; the level's e then alternates
+  // between two arrays (Config::paired_smoothing_cells).
+  CudaPoisson(const PoissonHierarchy& h, cudaStream_t stream, int64_t tail_cells, int64_t pair_cells);
 
   // Device bytes of the hierarchy of a grid (an upper bound: every coarse
   // level counted with its coefficient arrays), for the memory plan.
@@ -62,14 +71,17 @@ class CudaPoisson {
 
  private:
   struct LevelBuffers {
-    DeviceBuffer<float> cx, cy, e, f;
+    DeviceBuffer<float> cx, cy, e, f, e2;  // e2: the other array of a level smoothed in pairs
     DeviceBuffer<uint8_t> faces;
   };
 
   void check_level(int level, int last_allowed, const char* what) const;
-  void flush();            // pending load and coarse half-sweeps
+  void flush();            // the pending load and tail operations
   void flush_load();
-  void flush_coarse();
+  void flush_tail();
+  void flush_smooth();     // a half-sweep held back for a pair, alone
+  void launch_smooth(int level, int color);
+  void queue(int level, TailKind kind, int color = 0);  // a tail operation (level >= tail_from_)
   double read_scalar(int slot);  // synchronises
   double finish_sum(int n_partials, int slot);  // partials -> scal_[slot], read back
   const double* mean_on_device(const float* rhs);  // scal_ + 3, or null when not singular
@@ -87,9 +99,12 @@ class CudaPoisson {
   DeviceBuffer<PcgState> pcg_;  // the loop's scalars on the device (first start_on_device)
   PinnedBuffer<double> host_{1, "MGPCG read-back"};
   int n_partials_ = 0;
-  bool coarse_batched_ = false;  // the coarsest level's half-sweeps are queued
   bool load_pending_ = false;
-  CoarseSequence seq_{};
+  int tail_from_ = 0;  // the first level of the tail (levels() when none)
+  std::vector<float*> other_;  // per level: the array e is not (pairs only), else null
+  int held_level_ = -1, held_color_ = 0;  // a half-sweep waiting for its pair
+  TailLevels tail_{};
+  TailProgram prog_{};
 };
 
 }  // namespace sim::cuda

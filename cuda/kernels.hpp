@@ -167,7 +167,7 @@ struct DepositBuffers {
   uint32_t *keys, *keys_alt, *unique_keys;
   uint32_t *perm, *perm_alt;  // pair index carried through the sort
   real *values, *values_b;    // per pair: pass 1 the mass, pass 2 the B and the A contributions
-  real *gathered, *sums;
+  real *gathered, *sums;      // 2 per pair: B and A go through one float2 pass
   int* run_count;     // one int
   uint32_t sentinel;  // key of "no face": deposit_key(grid size, 0)
   void* workspace;
@@ -199,11 +199,27 @@ struct GatherBuffers {
 // Stencil nodes of the gather deposit: (nx + 2) (ny + 1), su.i in [-1, nx], su.j in [-1, ny - 1].
 inline int64_t gather_node_count(int nx, int ny) { return int64_t(nx + 2) * int64_t(ny + 1); }
 
+// deposit=fixed (cuda/particle_kernels.cu): M, B and A summed per face as
+// 64-bit fixed-point integers, whose atomic sums do not depend on the order
+// of the additions. The scale of each pass is a power of two, 2^e, from a
+// bound on what one particle deposits times the slot count, so no face sum
+// reaches 2^62: e = 61 - exponent(bound * slots) (frexp), the bounds taken
+// over the live particles at the start of the coupling (`bounds`: the mass,
+// then the drag's, as float bits; the largest, an order-free atomicMax).
+// Each contribution rounds to the nearest multiple of 2^-e, far below a
+// float's resolution of the sum; the face value is the integer times 2^-e,
+// rounded once to float. The integers are zeroed by the pass that reads them.
+struct FixedBuffers {
+  unsigned long long *mu, *mv, *bu, *bv, *au, *av;
+  unsigned int* bounds;  // 2
+};
+
 struct CouplingArgs {
   CouplingFields f;
   Deposit deposit = Deposit::sorted;
   DepositBuffers pairs{};  // deposit=sorted
   GatherBuffers gather{};  // deposit=gather
+  FixedBuffers fixed{};    // deposit=fixed
   uint32_t capacity = 0;
   const real* open = nullptr;  // cell open flags (faces touching a solid are not updated)
 };
@@ -249,6 +265,10 @@ struct SortedPairs {
 SortedPairs sort_deposit_pairs(cudaStream_t s, const DepositBuffers& b);
 void deposit_sorted(cudaStream_t s, const DepositBuffers& b, const SortedPairs& sorted, const real* values,
                     real* to_u, real* to_v);
+// deposit_sorted of two quantities with the same keys in one pass: a to
+// (a_u, a_v), b to (b_u, b_v).
+void deposit_sorted2(cudaStream_t s, const DepositBuffers& b, const SortedPairs& sorted, const real* values_a,
+                     const real* values_b, real* a_u, real* a_v, real* b_u, real* b_v);
 size_t deposit_workspace_bytes(int pairs, int end_bit);
 // Key of a face deposit: 2 * face + component (0 u, 1 v); `sentinel` = none.
 SIM_HD uint32_t deposit_key(int face, int component) { return 2u * static_cast<uint32_t>(face) + component; }

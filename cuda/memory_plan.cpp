@@ -80,6 +80,9 @@ MemoryPlan plan_memory(const Config& cfg, const Grid& g, const StencilOpts& o) {
     p.gather_sentinel = static_cast<uint32_t>(4 * p.gather_nodes);
     p.gather_key_bits = key_bits(p.gather_sentinel);
   }
+  p.fixed_deposit = cfg.two_way && cfg.deposit == Deposit::fixed && p.capacity > 0;
+  // M, B and A per component as 64-bit integers, and the two bounds
+  if (p.fixed_deposit) p.deposit = 6 * g.size() * sizeof(unsigned long long) + 2 * sizeof(unsigned int);
   p.particles = ParticleStore::bytes(cfg.layout, p.capacity, p.sorts) + 2 * sizeof(unsigned long long);
   if (cfg.sampling == Sampling::packed && p.capacity > 0) p.particles += 2 * g.size() * sizeof(float4);
 
@@ -93,8 +96,9 @@ MemoryPlan plan_memory(const Config& cfg, const Grid& g, const StencilOpts& o) {
   if (p.sorted_deposit) {
     p.deposit_workspace = deposit_workspace_bytes(static_cast<int>(p.pairs), p.deposit_key_bits);
     // keys, their sort twin, unique keys, the pair index and its sort twin;
-    // values of the mass or B, of A, the gathered values, the run sums
-    p.deposit = static_cast<size_t>(p.pairs) * (5 * sizeof(uint32_t) + 4 * sizeof(real)) + sizeof(int) +
+    // values of the mass or B, of A, the gathered values and the run sums
+    // (two each: B and A in one pass)
+    p.deposit = static_cast<size_t>(p.pairs) * (5 * sizeof(uint32_t) + 6 * sizeof(real)) + sizeof(int) +
                 p.deposit_workspace;
   }
   if (p.gather_deposit) {

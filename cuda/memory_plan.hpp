@@ -20,7 +20,8 @@ struct MemoryPlan {
   bool sorts = false;           // gpu.sort_every > 0: a second particle bank and sort keys
   bool couples = false;         // two-way coupling with particle slots: the coupling's 6 face arrays
   bool sorted_deposit = false;  // two-way with gpu.deposit = sorted: 8 pairs per slot
-  bool gather_deposit = false;  // two-way with gpu.deposit = gather: one key per slot, a range per stencil node
+  bool gather_deposit = false;
+  bool fixed_deposit = false;   // two-way with gpu.deposit = fixed: 64-bit M, B, A per face  // two-way with gpu.deposit = gather: one key per slot, a range per stencil node
   bool advection_clearance = false;  // fluid.advection = quick with obstacles: one grid array more
   int64_t pairs = 0;
   int cell_key_bits = 1, deposit_key_bits = 1;

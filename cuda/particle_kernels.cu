@@ -65,7 +65,71 @@ __global__ void pack_velocity_kernel(const real* __restrict__ u, const real* __r
   v4[c] = b;
 }
 
-enum class DepositMode { atomic, sorted };
+enum class DepositMode { atomic, sorted, fixed };
+
+// ---- deposit=fixed (FixedBuffers, cuda/kernels.hpp) -----------------------
+
+// The exponent e of a pass's scale 2^e: no face sum reaches 2^62 (a face
+// takes at most one contribution per slot, each at most the bound). 0 when
+// nothing is deposited (or the bound is not finite: the watchdog stops
+// that run).
+__device__ __forceinline__ int fixed_exponent(const unsigned int* bound_bits, int64_t slots) {
+  const float b = __uint_as_float(*bound_bits);
+  if (!(b > 0.f) || !(b <= 3.0e38f)) return 0;
+  int x = 0;
+  frexp(static_cast<double>(b) * static_cast<double>(slots), &x);
+  return 61 - x;
+}
+__device__ __forceinline__ unsigned long long to_fixed(real v, int e) {
+  return static_cast<unsigned long long>(__double2ll_rn(ldexp(static_cast<double>(v), e)));
+}
+__device__ __forceinline__ real from_fixed(unsigned long long s, int e) {
+  return static_cast<real>(ldexp(static_cast<double>(static_cast<long long>(s)), -e));
+}
+
+constexpr int kBoundsBlock = 256;
+
+// The bounds of what one live particle deposits: its mass onto M; onto B
+// and A, m alpha and m (alpha v - beta_m1 g dt) with 0 <= alpha <= 1 and
+// |beta_m1| <= 1 (sim/particle_physics.hpp, coupling_coeffs), so
+// m max(1, |v_x| + |g_x dt|, |v_y| + |g_y dt|). One atomicMax per warp.
+template <class View, class KP>
+__global__ void __launch_bounds__(kBoundsBlock) fixed_bounds_kernel(KP kp, View p, unsigned int* __restrict__ bounds) {
+  const Constants& k = kp.get();
+  const int64_t i = static_cast<int64_t>(blockIdx.x) * kBoundsBlock + threadIdx.x;
+  float bm = 0.f, bd = 0.f;
+  if (i < p.size()) {
+    const real x = p.x(i), y = p.y(i), vx = p.vx(i), vy = p.vy(i);
+    if (p.alive(i) != 0 && finite_motion({x, y, vx, vy})) {
+      const real m = particle_mass(p.d(i), k);
+      bm = m;
+      bd = m * fmaxf(1.f, fmaxf(fabsf(vx) + fabsf(k.g_eff_x * k.dt), fabsf(vy) + fabsf(k.g_eff_y * k.dt)));
+    }
+  }
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) {
+    bm = fmaxf(bm, __shfl_down_sync(0xffffffffu, bm, o));
+    bd = fmaxf(bd, __shfl_down_sync(0xffffffffu, bd, o));
+  }
+  if ((threadIdx.x & 31) == 0) {
+    if (bm > 0.f) atomicMax(bounds, __float_as_uint(bm));
+    if (bd > 0.f) atomicMax(bounds + 1, __float_as_uint(bd));
+  }
+}
+
+// M from its integers (assigned: every face), which are zeroed.
+template <class KP>
+__global__ void fixed_mass_kernel(KP kp, FixedBuffers fx, int64_t slots, real* __restrict__ mu, real* __restrict__ mv) {
+  const Constants& k = kp.get();
+  const int e = fixed_exponent(fx.bounds, slots);
+  const int n = k.pitch * (k.ny + 3);
+  for (int c = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x); c < n;
+       c += static_cast<int>(gridDim.x * blockDim.x)) {
+    mu[c] = from_fixed(fx.mu[c], e);
+    mv[c] = from_fixed(fx.mv[c], e);
+    fx.mu[c] = fx.mv[c] = 0ull;
+  }
+}
 
 constexpr int kParticleBlock = 256;
 
@@ -116,7 +180,8 @@ __device__ __forceinline__ void store8(real* dst, const real (&a)[8]) {
 // later pass reuses and the pair index the sort carries.
 template <class View, class KP, DepositMode kDeposit>
 __global__ void __launch_bounds__(kParticleBlock) mass_deposit_kernel(KP kp, View p, CouplingFields f,
-                                                                      DepositBuffers b, uint32_t capacity) {
+                                                                      DepositBuffers b, FixedBuffers fx,
+                                                                      uint32_t capacity) {
   const Constants& k = kp.get();
   const int64_t i = static_cast<int64_t>(blockIdx.x) * kParticleBlock + threadIdx.x;
   if (i >= p.size()) return;
@@ -128,6 +193,13 @@ __global__ void __launch_bounds__(kParticleBlock) mass_deposit_kernel(KP kp, Vie
       for_each_deposit_face(x, y, k, [&](int, int fu, real wu, int fv, real wv) {
         if (fu >= 0) atomicAdd(f.mu + fu, wu * m);
         if (fv >= 0) atomicAdd(f.mv + fv, wv * m);
+      });
+  } else if constexpr (kDeposit == DepositMode::fixed) {
+    const int e = fixed_exponent(fx.bounds, p.size());
+    if (live)
+      for_each_deposit_face(x, y, k, [&](int, int fu, real wu, int fv, real wv) {
+        if (fu >= 0) atomicAdd(fx.mu + fu, to_fixed(wu * m, e));
+        if (fv >= 0) atomicAdd(fx.mv + fv, to_fixed(wv * m, e));
       });
   } else {
     const size_t base = 8 * static_cast<size_t>(p.id(i) % capacity);
@@ -156,7 +228,8 @@ __global__ void __launch_bounds__(kParticleBlock) mass_deposit_kernel(KP kp, Vie
 // drag's contributions onto B and A (sorted: at the pair slots of pass 1).
 template <class View, class KP, DepositMode kDeposit>
 __global__ void __launch_bounds__(kParticleBlock) drag_deposit_kernel(KP kp, View p, CouplingFields f,
-                                                                      DepositBuffers b, uint32_t capacity) {
+                                                                      DepositBuffers b, FixedBuffers fx,
+                                                                      uint32_t capacity) {
   const Constants& k = kp.get();
   const int64_t i = static_cast<int64_t>(blockIdx.x) * kParticleBlock + threadIdx.x;
   if (i >= p.size()) return;
@@ -174,6 +247,19 @@ __global__ void __launch_bounds__(kParticleBlock) drag_deposit_kernel(KP kp, Vie
         if (fv >= 0) {
           atomicAdd(f.bv + fv, wv * q.bv);
           atomicAdd(f.av + fv, wv * q.av);
+        }
+      });
+  } else if constexpr (kDeposit == DepositMode::fixed) {
+    const int e = fixed_exponent(fx.bounds + 1, p.size());
+    if (live && (q.bu != real(0) || q.au != real(0) || q.bv != real(0) || q.av != real(0)))
+      for_each_deposit_face(x, y, k, [&](int, int fu, real wu, int fv, real wv) {
+        if (fu >= 0) {
+          atomicAdd(fx.bu + fu, to_fixed(wu * q.bu, e));
+          atomicAdd(fx.au + fu, to_fixed(wu * q.au, e));
+        }
+        if (fv >= 0) {
+          atomicAdd(fx.bv + fv, to_fixed(wv * q.bv, e));
+          atomicAdd(fx.av + fv, to_fixed(wv * q.av, e));
         }
       });
   } else {
@@ -195,18 +281,32 @@ __global__ void __launch_bounds__(kParticleBlock) drag_deposit_kernel(KP kp, Vie
 
 // Pass 3: every active fluid face not touching a solid takes the implicit
 // drag of the particles around it; A and B are zeroed for the next step.
-template <class KP>
-__global__ void coupled_faces_kernel(KP kp, CouplingFields f, const real* __restrict__ open, real* __restrict__ u,
-                                     real* __restrict__ v) {
+// kFixed: A and B from their integers (deposit=fixed).
+template <bool kFixed, class KP>
+__global__ void coupled_faces_kernel(KP kp, CouplingFields f, FixedBuffers fx, int64_t slots,
+                                     const real* __restrict__ open, real* __restrict__ u, real* __restrict__ v) {
   const Constants& k = kp.get();
   const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
   const int j = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
   if (i > k.nx || j > k.ny) return;
   const int c = at(k, i, j);
-  if (active_u(i, j, k) && !(k.has_solids && solid_u(open, c))) u[c] = coupled_face_velocity(u[c], f.au[c], f.bu[c], k);
-  if (active_v(i, j, k) && !(k.has_solids && solid_v(open, c, k.pitch)))
-    v[c] = coupled_face_velocity(v[c], f.av[c], f.bv[c], k);
-  f.au[c] = f.bu[c] = f.av[c] = f.bv[c] = real(0);
+  real au, bu, av, bv;
+  if constexpr (kFixed) {
+    const int e = fixed_exponent(fx.bounds + 1, slots);
+    au = from_fixed(fx.au[c], e);
+    bu = from_fixed(fx.bu[c], e);
+    av = from_fixed(fx.av[c], e);
+    bv = from_fixed(fx.bv[c], e);
+    fx.au[c] = fx.bu[c] = fx.av[c] = fx.bv[c] = 0ull;
+  } else {
+    au = f.au[c];
+    bu = f.bu[c];
+    av = f.av[c];
+    bv = f.bv[c];
+    f.au[c] = f.bu[c] = f.av[c] = f.bv[c] = real(0);
+  }
+  if (active_u(i, j, k) && !(k.has_solids && solid_u(open, c))) u[c] = coupled_face_velocity(u[c], au, bu, k);
+  if (active_v(i, j, k) && !(k.has_solids && solid_v(open, c, k.pitch))) v[c] = coupled_face_velocity(v[c], av, bv, k);
 }
 
 
@@ -482,27 +582,42 @@ void couple_particles(const Exec& e, const DeviceParticles& p, const CouplingArg
     with_constants(e.constants, e.k_dev, [&](auto kp) {
       using View = decltype(view);
       using KP = decltype(kp);
+      const int64_t slots = static_cast<int64_t>(view.size());
       if (a.deposit == Deposit::gather) {
         // below, with the face update's launch shape
       } else if (a.deposit == Deposit::atomic) {
         mass_deposit_kernel<View, KP, DepositMode::atomic>
-            <<<blocks, kParticleBlock, 0, e.stream>>>(kp, view, a.f, a.pairs, a.capacity);
+            <<<blocks, kParticleBlock, 0, e.stream>>>(kp, view, a.f, a.pairs, a.fixed, a.capacity);
         SIM_CUDA_CHECK_LAUNCH("mass_deposit_kernel");
         drag_deposit_kernel<View, KP, DepositMode::atomic>
-            <<<blocks, kParticleBlock, 0, e.stream>>>(kp, view, a.f, a.pairs, a.capacity);
+            <<<blocks, kParticleBlock, 0, e.stream>>>(kp, view, a.f, a.pairs, a.fixed, a.capacity);
+        SIM_CUDA_CHECK_LAUNCH("drag_deposit_kernel");
+      } else if (a.deposit == Deposit::fixed) {
+        SIM_CUDA_CHECK(cudaMemsetAsync(a.fixed.bounds, 0, 2 * sizeof(unsigned int), e.stream));
+        const unsigned bound_blocks = static_cast<unsigned>((slots + kBoundsBlock - 1) / kBoundsBlock);
+        fixed_bounds_kernel<<<bound_blocks, kBoundsBlock, 0, e.stream>>>(kp, view, a.fixed.bounds);
+        SIM_CUDA_CHECK_LAUNCH("fixed_bounds_kernel");
+        mass_deposit_kernel<View, KP, DepositMode::fixed>
+            <<<blocks, kParticleBlock, 0, e.stream>>>(kp, view, a.f, a.pairs, a.fixed, a.capacity);
+        SIM_CUDA_CHECK_LAUNCH("mass_deposit_kernel");
+        const int faces = static_cast<int>(Grid::pitch_for(e.nx) * Grid::rows_for(e.ny));
+        fixed_mass_kernel<<<(faces + 255) / 256 < 1024 ? (faces + 255) / 256 : 1024, 256, 0, e.stream>>>(
+            kp, a.fixed, slots, a.f.mu, a.f.mv);
+        SIM_CUDA_CHECK_LAUNCH("fixed_mass_kernel");
+        drag_deposit_kernel<View, KP, DepositMode::fixed>
+            <<<blocks, kParticleBlock, 0, e.stream>>>(kp, view, a.f, a.pairs, a.fixed, a.capacity);
         SIM_CUDA_CHECK_LAUNCH("drag_deposit_kernel");
       } else {
         mass_deposit_kernel<View, KP, DepositMode::sorted>
-            <<<blocks, kParticleBlock, 0, e.stream>>>(kp, view, a.f, a.pairs, a.capacity);
+            <<<blocks, kParticleBlock, 0, e.stream>>>(kp, view, a.f, a.pairs, a.fixed, a.capacity);
         SIM_CUDA_CHECK_LAUNCH("mass_deposit_kernel");
         // one sort of the pass-1 keys serves the mass, B and A
         const SortedPairs sorted = sort_deposit_pairs(e.stream, a.pairs);
         deposit_sorted(e.stream, a.pairs, sorted, a.pairs.values, a.f.mu, a.f.mv);
         drag_deposit_kernel<View, KP, DepositMode::sorted>
-            <<<blocks, kParticleBlock, 0, e.stream>>>(kp, view, a.f, a.pairs, a.capacity);
+            <<<blocks, kParticleBlock, 0, e.stream>>>(kp, view, a.f, a.pairs, a.fixed, a.capacity);
         SIM_CUDA_CHECK_LAUNCH("drag_deposit_kernel");
-        deposit_sorted(e.stream, a.pairs, sorted, a.pairs.values, a.f.bu, a.f.bv);
-        deposit_sorted(e.stream, a.pairs, sorted, a.pairs.values_b, a.f.au, a.f.av);
+        deposit_sorted2(e.stream, a.pairs, sorted, a.pairs.values, a.pairs.values_b, a.f.bu, a.f.bv, a.f.au, a.f.av);
       }
       const dim3 block(32, 8);
       const dim3 grid((e.nx + 1 + block.x - 1) / block.x, (e.ny + 1 + block.y - 1) / block.y);
@@ -528,7 +643,10 @@ void couple_particles(const Exec& e, const DeviceParticles& p, const CouplingArg
                                                          GatherOut<2>{{a.f.bu, a.f.au}, {a.f.bv, a.f.av}});
         SIM_CUDA_CHECK_LAUNCH("face_gather_kernel (drag)");
       }
-      coupled_faces_kernel<<<grid, block, 0, e.stream>>>(kp, a.f, a.open, u, v);
+      if (a.deposit == Deposit::fixed)
+        coupled_faces_kernel<true><<<grid, block, 0, e.stream>>>(kp, a.f, a.fixed, slots, a.open, u, v);
+      else
+        coupled_faces_kernel<false><<<grid, block, 0, e.stream>>>(kp, a.f, a.fixed, slots, a.open, u, v);
       SIM_CUDA_CHECK_LAUNCH("coupled_faces_kernel");
     });
   });

@@ -179,6 +179,65 @@ __global__ void smooth_kernel(DeviceLevel l, Ghosts g, int color, int fuse_halo)
   if (fuse_halo) halo_from_cell(l.e, i, j, l.nx, l.ny, P, g, val);
 }
 
+// A red-black pair of half-sweeps (colour c0, then the other) in one pass
+// through memory, for levels without a wrapped side: a block loads e of its
+// 32 x 32 tile with a ring of 2 from `ein` into shared memory, updates the
+// c0 cells of the tile and a ring of 1 there, refreshes the ghost cells of
+// that ring by the ghost rules, updates the other colour on the tile, and
+// writes the whole tile (and the halo cells derived from it) to `eout`.
+// Another array, because a neighbouring block must read its ring from the
+// values before the pair. Per point the arithmetic of smooth_kernel, and
+// every value it reads is the one the two launches would read: the result
+// is the same bit for bit.
+constexpr int kPairTile = 32;              // tile side in cells
+constexpr int kPairSide = kPairTile + 4;   // with the ring of 2
+constexpr int kPairThreads = 256;          // 32 x 8
+
+__global__ void __launch_bounds__(kPairThreads) smooth_pair_kernel(DeviceLevel l, const float* __restrict__ ein,
+                                                                    float* __restrict__ eout, Ghosts g, int c0) {
+  __shared__ float E[kPairSide][kPairSide];
+  const int i0 = static_cast<int>(blockIdx.x) * kPairTile - 2, j0 = static_cast<int>(blockIdx.y) * kPairTile - 2;
+  const int tid = static_cast<int>(threadIdx.y * blockDim.x + threadIdx.x);
+  const int P = l.pitch, nx = l.nx, ny = l.ny;
+  for (int q = tid; q < kPairSide * kPairSide; q += kPairThreads) {
+    const int a = q % kPairSide, b = q / kPairSide, i = i0 + a, j = j0 + b;
+    E[b][a] = (i >= -1 && i <= nx && j >= -1 && j <= ny) ? ein[(i + 1) + (j + 1) * P] : 0.f;
+  }
+  __syncthreads();
+  constexpr int kRing1 = kPairTile + 2;
+  for (int q = tid; q < kRing1 * kRing1; q += kPairThreads) {
+    const int a = q % kRing1 + 1, b = q / kRing1 + 1, i = i0 + a, j = j0 + b;
+    if (i < 0 || j < 0 || i >= nx || j >= ny || ((i + j) & 1) != c0) continue;
+    const int c = (i + 1) + (j + 1) * P;
+    const Coef k = coef_at(l, c, bits_at(l, c));
+    E[b][a] = poisson_relax_point<float>(E[b][a - 1], E[b][a + 1], E[b - 1][a], E[b + 1][a], __ldg(l.f + c), k.w, k.e,
+                                         k.s, k.n);
+  }
+  __syncthreads();
+  for (int q = tid; q < kRing1 * kRing1; q += kPairThreads) {
+    const int a = q % kRing1 + 1, b = q / kRing1 + 1, i = i0 + a, j = j0 + b;
+    const bool row = j >= 0 && j < ny, col = i >= 0 && i < nx;
+    if (i == -1 && row) E[b][a] = ghost_value(g.rule[kLeft], E[b][a + 1], E[b][a + 1]);
+    else if (i == nx && row) E[b][a] = ghost_value(g.rule[kRight], E[b][a - 1], E[b][a - 1]);
+    else if (j == -1 && col) E[b][a] = ghost_value(g.rule[kBottom], E[b + 1][a], E[b + 1][a]);
+    else if (j == ny && col) E[b][a] = ghost_value(g.rule[kTop], E[b - 1][a], E[b - 1][a]);
+  }
+  __syncthreads();
+  for (int q = tid; q < kPairTile * kPairTile; q += kPairThreads) {
+    const int a = q % kPairTile + 2, b = q / kPairTile + 2, i = i0 + a, j = j0 + b;
+    if (i >= nx || j >= ny) continue;
+    const int c = (i + 1) + (j + 1) * P;
+    float val = E[b][a];
+    if (((i + j) & 1) != c0) {
+      const Coef k = coef_at(l, c, bits_at(l, c));
+      val = poisson_relax_point<float>(E[b][a - 1], E[b][a + 1], E[b - 1][a], E[b + 1][a], __ldg(l.f + c), k.w, k.e,
+                                       k.s, k.n);
+    }
+    eout[c] = val;
+    halo_from_cell(eout, i, j, nx, ny, P, g, val);
+  }
+}
+
 // f = (float) r and the first half-sweep from e = 0: every cell written
 // (the other colour with 0), halo included; e is not read.
 __global__ void load_smooth_kernel(DeviceLevel l, Ghosts g, const double* __restrict__ r, int color) {
@@ -208,14 +267,14 @@ __global__ void load_kernel(float* f, float* e, const double* __restrict__ r, in
 // Coarse element (I, J) of the whole coarse array, halo included: e = 0;
 // for a cell, f = sum of the fine residuals f - A e of its children
 // (2I + a, 2J + b) inside the fine level, in the order (0,0), (1,0), (0,1), (1,1).
-__global__ void restrict_kernel(DeviceLevel fl, DeviceLevel cl) {
-  const int I = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x) - 1;
-  const int J = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y) - 1;
-  if (I > cl.nx || J > cl.ny) return;
+// Plain loads: the tail kernel wrote fe and ff earlier in the same launch.
+__device__ __forceinline__ void restrict_point(const DeviceLevel& fl, const DeviceLevel& cl, int I, int J) {
   const int cc = (I + 1) + (J + 1) * cl.pitch;
   cl.e[cc] = 0.f;
   if (I < 0 || J < 0 || I >= cl.nx || J >= cl.ny) return;
   const int P = fl.pitch;
+  const float* fe = fl.e;
+  const float* ff = fl.f;
   float sum = 0.f;
 #pragma unroll
   for (int b = 0; b < 2; ++b) {
@@ -227,13 +286,18 @@ __global__ void restrict_kernel(DeviceLevel fl, DeviceLevel cl) {
       if (i >= fl.nx) break;
       const int c = (i + 1) + (j + 1) * P;
       const Coef k = coef_at(fl, c, bits_at(fl, c));
-      const float ec = __ldg(fl.e + c);
-      const float ax = poisson_apply_point<float>(ec, __ldg(fl.e + c - 1), __ldg(fl.e + c + 1), __ldg(fl.e + c - P),
-                                                 __ldg(fl.e + c + P), k.w, k.e, k.s, k.n);
-      sum += __ldg(fl.f + c) - ax;
+      const float ax = poisson_apply_point<float>(fe[c], fe[c - 1], fe[c + 1], fe[c - P], fe[c + P], k.w, k.e, k.s, k.n);
+      sum += ff[c] - ax;
     }
   }
   cl.f[cc] = sum;
+}
+
+__global__ void restrict_kernel(DeviceLevel fl, DeviceLevel cl) {
+  const int I = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x) - 1;
+  const int J = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y) - 1;
+  if (I > cl.nx || J > cl.ny) return;
+  restrict_point(fl, cl, I, J);
 }
 
 // e += e_parent on open cells (any face bit); the halo from the new values.
@@ -248,29 +312,72 @@ __global__ void prolong_kernel(DeviceLevel fl, DeviceLevel cl, Ghosts g) {
   halo_from_cell(fl.e, i, j, fl.nx, fl.ny, fl.pitch, g, val);
 }
 
-// The coarse solve: seq.count half-sweeps, each followed by the full halo
-// (x sides, barrier, y sides), one block; barriers between the phases make
-// every write visible to the next phase (block-scope ordering of global
-// memory under __syncthreads).
-constexpr int kCoarseThreads = 256;
-__global__ void __launch_bounds__(kCoarseThreads) coarse_kernel(DeviceLevel l, Ghosts g, CoarseSequence seq) {
+// The tail of the V-cycle by one block (TailProgram): each operation over
+// its level with a block-stride loop, the full halo (x sides, barrier, y
+// sides) after a half-sweep or a prolongation, and a barrier after every
+// operation; barriers make each write visible to the next phase
+// (block-scope ordering of global memory under __syncthreads). Loads are
+// plain, not __ldg: e and f change within the launch.
+constexpr int kTailThreads = 1024;
+
+__device__ void block_halo(const DeviceLevel& l, const Ghosts& g) {
   const int T = static_cast<int>(blockDim.x), tid = static_cast<int>(threadIdx.x);
-  const int P = l.pitch, half = (l.nx + 1) / 2, cells = half * l.ny;
-  const GhostRule* rules = g.rule;
-  for (int q = 0; q < seq.count; ++q) {
-    const int color = static_cast<int>((seq.bits[q >> 5] >> (q & 31)) & 1u);
-    for (int t = tid; t < cells; t += T) {
-      const int j = t / half;
-      const int i = 2 * (t % half) + ((j + color) & 1);
-      if (i >= l.nx) continue;
-      const int c = (i + 1) + (j + 1) * P;
-      const Coef k = coef_at(l, c, bits_at(l, c));
-      l.e[c] = poisson_relax_point<float>(l.e[c - 1], l.e[c + 1], l.e[c - P], l.e[c + P], l.f[c], k.w, k.e, k.s, k.n);
+  for (int j = tid; j < l.ny; j += T) poisson_halo_x(l.e, j, l.nx, l.pitch, g.rule);
+  __syncthreads();
+  for (int i = tid - 1; i <= l.nx; i += T) poisson_halo_y(l.e, i, l.ny, l.pitch, g.rule);
+}
+
+__global__ void __launch_bounds__(kTailThreads) tail_kernel(TailLevels L, Ghosts g, TailProgram prog,
+                                                            const double* __restrict__ r) {
+  const int T = static_cast<int>(blockDim.x), tid = static_cast<int>(threadIdx.x);
+  // The current level in registers, reloaded only when the level changes
+  // (the coarse solve is hundreds of operations on one level).
+  int cur = 0;
+  DeviceLevel l = L.l[0];
+  for (int q = 0; q < prog.count; ++q) {
+    const unsigned op = prog.op[q];
+    const int lv = static_cast<int>(op & 15u), kind = static_cast<int>((op >> 4) & 3u);
+    const int color = static_cast<int>((op >> 6) & 1u);
+    if (lv != cur) {
+      l = L.l[lv];
+      cur = lv;
     }
-    __syncthreads();
-    for (int j = tid; j < l.ny; j += T) poisson_halo_x(l.e, j, l.nx, P, rules);
-    __syncthreads();
-    for (int i = tid - 1; i <= l.nx; i += T) poisson_halo_y(l.e, i, l.ny, P, rules);
+    const int P = l.pitch;
+    if (kind == kTailLoad) {  // mg_load
+      const int n = l.pitch * l.rows;
+      for (int c = tid; c < n; c += T) {
+        l.f[c] = static_cast<float>(r[c]);
+        l.e[c] = 0.f;
+      }
+    } else if (kind == kTailSmooth) {  // mg_smooth, then mg_halo
+      const int half = (l.nx + 1) / 2, cells = half * l.ny;
+      for (int t = tid; t < cells; t += T) {
+        const int j = t / half;
+        const int i = 2 * (t % half) + ((j + color) & 1);
+        if (i >= l.nx) continue;
+        const int c = (i + 1) + (j + 1) * P;
+        const Coef k = coef_at(l, c, bits_at(l, c));
+        l.e[c] = poisson_relax_point<float>(l.e[c - 1], l.e[c + 1], l.e[c - P], l.e[c + P], l.f[c], k.w, k.e, k.s, k.n);
+      }
+      __syncthreads();
+      block_halo(l, g);
+    } else if (kind == kTailRestrict) {  // mg_restrict from l to the next level
+      const DeviceLevel& cl = L.l[lv + 1];
+      const int w = cl.nx + 2, n = w * (cl.ny + 2);
+      for (int t = tid; t < n; t += T) restrict_point(l, cl, t % w - 1, t / w - 1);
+    } else {  // mg_prolong to l from the next level
+      const DeviceLevel& cl = L.l[lv + 1];
+      const int cells = l.nx * l.ny;
+      for (int t = tid; t < cells; t += T) {
+        const int i = t % l.nx, j = t / l.nx;
+        const int c = (i + 1) + (j + 1) * P;
+        float val = l.e[c];
+        if (__ldg(l.faces + c) != 0) val += cl.e[(i / 2 + 1) + (j / 2 + 1) * cl.pitch];
+        l.e[c] = val;
+      }
+      __syncthreads();
+      block_halo(l, g);
+    }
     __syncthreads();
   }
 }
@@ -516,6 +623,13 @@ void mg_smooth(cudaStream_t s, const DeviceLevel& l, const Ghosts& g, int color,
   SIM_CUDA_CHECK_LAUNCH("smooth_kernel");
 }
 
+void mg_smooth_pair(cudaStream_t s, const DeviceLevel& l, const Ghosts& g, float* out, int first_color) {
+  const dim3 b(32, kPairThreads / 32);
+  const dim3 grid((l.nx + kPairTile - 1) / kPairTile, (l.ny + kPairTile - 1) / kPairTile);
+  smooth_pair_kernel<<<grid, b, 0, s>>>(l, l.e, out, g, first_color);
+  SIM_CUDA_CHECK_LAUNCH("smooth_pair_kernel");
+}
+
 void mg_halo(cudaStream_t s, const DeviceLevel& l, const Ghosts& g) { full_halo(s, l.e, l.nx, l.ny, l.pitch, g); }
 
 void mg_restrict(cudaStream_t s, const DeviceLevel& fine, const DeviceLevel& coarse) {
@@ -530,12 +644,13 @@ void mg_prolong(cudaStream_t s, const DeviceLevel& fine, const DeviceLevel& coar
   SIM_CUDA_CHECK_LAUNCH("prolong_kernel");
 }
 
-void mg_coarse_sequence(cudaStream_t s, const DeviceLevel& l, const Ghosts& g, const CoarseSequence& seq) {
-  if (seq.count == 0) return;
-  const int work = std::max((l.nx + 1) / 2 * l.ny, std::max(l.ny, l.nx + 2));
-  const int threads = std::min(kCoarseThreads, (work + 31) / 32 * 32);
-  coarse_kernel<<<1, threads, 0, s>>>(l, g, seq);
-  SIM_CUDA_CHECK_LAUNCH("coarse_kernel");
+void mg_tail(cudaStream_t s, const TailLevels& levels, const Ghosts& g, const TailProgram& prog, const double* r) {
+  if (prog.count == 0) return;
+  const DeviceLevel& l = levels.l[0];
+  const int work = (l.nx + 2) * (l.ny + 2);
+  const int threads = std::min(kTailThreads, (work / 2 + 31) / 32 * 32);
+  tail_kernel<<<1, std::max(threads, 32), 0, s>>>(levels, g, prog, r);
+  SIM_CUDA_CHECK_LAUNCH("tail_kernel");
 }
 
 void pcg_sum_rhs(cudaStream_t s, const DeviceLevel& l0, const float* rhs, double* partials) {

@@ -50,11 +50,27 @@ struct Ghosts {
   GhostRule rule[4];
 };
 
-// Red-black colour sequence of the coarsest level, run by one block.
-constexpr int kCoarseSeqWords = 64;  // 2048 half-sweeps per launch
-struct CoarseSequence {
-  uint32_t bits[kCoarseSeqWords];  // colour of half-sweep q: bit q % 32 of word q / 32
+// The block-resident tail of the V-cycle: the operations on the levels
+// small enough for one block (the coarsest always, level 0 too on a small
+// grid), queued in order and run by one launch of one block with a barrier
+// after each: a few microseconds of barriers instead of a launch per
+// half-sweep. Each operation does per point exactly what its own kernel
+// does (mg_load, mg_smooth + mg_halo, mg_restrict, mg_prolong), so the
+// result is the same bit for bit.
+constexpr int kTailMaxLevels = 16;
+constexpr int kTailOps = 2048;
+enum TailKind : uint8_t { kTailSmooth = 0, kTailRestrict = 1, kTailProlong = 2, kTailLoad = 3 };
+// op byte: tail level (0 = the first tail level) in bits 0-3, kind in 4-5, colour in 6
+constexpr uint8_t tail_op(int level, TailKind kind, int color = 0) {
+  return static_cast<uint8_t>(level | (kind << 4) | (color << 6));
+}
+struct TailProgram {
+  uint8_t op[kTailOps];
   int count = 0;
+};
+struct TailLevels {
+  DeviceLevel l[kTailMaxLevels];  // l[0] is the first tail level
+  int n = 0;
 };
 
 // Launch geometry of the float64 reductions on the nx x ny cells: the number
@@ -74,6 +90,15 @@ void mg_load_smooth(cudaStream_t s, const DeviceLevel& l0, const Ghosts& g, cons
 // One red-black half-sweep; with fuse_halo the updated cells write the halo
 // cells derived from them (else call mg_halo after).
 void mg_smooth(cudaStream_t s, const DeviceLevel& l, const Ghosts& g, int color, bool fuse_halo);
+// Two half-sweeps, first_color then the other, in one pass: reads l.e, writes
+// the result with its halo to `out` (another array of the level's shape).
+// Only for levels without a wrap side (smooth_pair_applies).
+void mg_smooth_pair(cudaStream_t s, const DeviceLevel& l, const Ghosts& g, float* out, int first_color);
+inline bool smooth_pair_applies(const Ghosts& g) {
+  for (GhostRule r : g.rule)
+    if (r == GhostRule::wrap) return false;
+  return true;
+}
 // Halo of e by the ghost rules: x sides, then y sides (corners as the CPU).
 void mg_halo(cudaStream_t s, const DeviceLevel& l, const Ghosts& g);
 // c.f(I, J) = sum over children of (f - A e) of the fine level; c.e = 0
@@ -81,9 +106,9 @@ void mg_halo(cudaStream_t s, const DeviceLevel& l, const Ghosts& g);
 void mg_restrict(cudaStream_t s, const DeviceLevel& fine, const DeviceLevel& coarse);
 // fine.e += coarse.e of the parent on open cells; halo filled.
 void mg_prolong(cudaStream_t s, const DeviceLevel& fine, const DeviceLevel& coarse, const Ghosts& g);
-// `seq.count` half-sweeps of one level by one block, each followed by a halo
-// fill, separated by block barriers: the whole coarse solve in one launch.
-void mg_coarse_sequence(cudaStream_t s, const DeviceLevel& l, const Ghosts& g, const CoarseSequence& seq);
+// The queued tail operations by one block; r is read by a load (level 0 in
+// the tail only).
+void mg_tail(cudaStream_t s, const TailLevels& levels, const Ghosts& g, const TailProgram& prog, const double* r);
 
 // --- conjugate gradients (float64 on level 0) ------------------------------
 // partials[b] = sum of rhs over the cells of block b (solid cells hold 0).

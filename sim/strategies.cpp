@@ -19,7 +19,8 @@ SIM_ENUM_TABLE(Stencil, {Stencil::naive, "naive"}, {Stencil::ldg, "ldg"}, {Stenc
                {Stencil::vector, "vector"}, {Stencil::temporal, "temporal"})
 SIM_ENUM_TABLE(ConstantsIn, {ConstantsIn::constant, "constant"}, {ConstantsIn::global, "global"})
 SIM_ENUM_TABLE(Sampling, {Sampling::software, "software"}, {Sampling::texture, "texture"}, {Sampling::packed, "packed"})
-SIM_ENUM_TABLE(Deposit, {Deposit::atomic, "atomic"}, {Deposit::sorted, "sorted"}, {Deposit::gather, "gather"})
+SIM_ENUM_TABLE(Deposit, {Deposit::atomic, "atomic"}, {Deposit::sorted, "sorted"}, {Deposit::gather, "gather"},
+               {Deposit::fixed, "fixed"})
 SIM_ENUM_TABLE(PressureSolverKind, {PressureSolverKind::auto_, "auto"}, {PressureSolverKind::jacobi, "jacobi"},
                {PressureSolverKind::sor, "sor"}, {PressureSolverKind::multigrid, "multigrid"},
                {PressureSolverKind::fft, "fft"})
@@ -93,7 +94,7 @@ void choose_case_strategies(Config& c, const std::function<bool(const std::strin
       note("sampling", to_string(c.sampling));
     }
     if (!given("gpu.deposit") && c.two_way) {
-      c.deposit = many ? Deposit::gather : Deposit::sorted;
+      c.deposit = many ? Deposit::gather : Deposit::fixed;
       note("deposit", to_string(c.deposit));
     }
     if (!given("gpu.sort_every")) {

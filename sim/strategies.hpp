@@ -24,7 +24,7 @@ enum class Stencil { naive, ldg, shared, vector, temporal };
 constexpr int kTemporalSweeps = 4;
 enum class ConstantsIn { constant, global };
 enum class Sampling { software, texture, packed };
-enum class Deposit { atomic, sorted, gather };
+enum class Deposit { atomic, sorted, gather, fixed };
 enum class PressureSolverKind { auto_, jacobi, sor, multigrid, fft };
 enum class BoundaryKind { wall, free_slip, periodic, inflow, outflow };
 enum class InitialFlow { rest, uniform, taylor_green };

@@ -467,10 +467,10 @@ TEST_CASE("config: a large run that fits this machine is accepted by the memory 
 TEST_CASE("config: GPU strategies left unset are chosen by the case, set ones are kept") {
   const Config box = test::shipped_config("box.toml");  // 20,000 particles, solver auto
   CHECK(box.sampling == Sampling::software);
-  CHECK(box.deposit == Deposit::sorted);
+  CHECK(box.deposit == Deposit::fixed);
   CHECK(box.sort_every == 0);
   CHECK(box.stencil == Stencil::ldg);
-  CHECK(box.case_choices.find("deposit=sorted") != std::string::npos);
+  CHECK(box.case_choices.find("deposit=fixed") != std::string::npos);
   CHECK(box.case_choices.find("20000 particle slots") != std::string::npos);
 
   const Config large = test::shipped_config("bench_large.toml");  // 2^24 particles, jacobi, 4096^2

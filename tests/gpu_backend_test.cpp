@@ -106,7 +106,7 @@ void compare_all_variants(const std::string& file) {
     CHECK(d.same_counters);
     const bool tex = var.sampling == sim::Sampling::texture;
     const bool atom = base.two_way && var.deposit == sim::Deposit::atomic;
-    const bool gath = base.two_way && var.deposit == sim::Deposit::gather;
+    const bool gath = base.two_way && (var.deposit == sim::Deposit::gather || var.deposit == sim::Deposit::fixed);
     const double bound = tex ? kTextureBound : atom ? kAtomicBound : gath ? kGatherBound : kExactBound;
     (tex ? texture : atom ? atomic : gath ? gather : exact).add(d, name);
     CHECK(d.fluid() < bound);
@@ -167,9 +167,9 @@ TEST_CASE("gpu: the Jacobi and SOR sweeps of every stencil and constants variant
     }
 }
 
-TEST_CASE("gpu: deposit=sorted and deposit=gather are bitwise reproducible run to run") {
+TEST_CASE("gpu: deposit=sorted, gather and fixed are bitwise reproducible run to run") {
   const sim::Config base = sim::test::gpu_case("box.toml", kSteps);
-  for (sim::Deposit dep : {sim::Deposit::sorted, sim::Deposit::gather})
+  for (sim::Deposit dep : {sim::Deposit::sorted, sim::Deposit::gather, sim::Deposit::fixed})
   for (sim::Layout l : sim::enum_values<sim::Layout>())
     for (int64_t sort : {0, 5}) {
       sim::Config c = base;

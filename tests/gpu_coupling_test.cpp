@@ -29,7 +29,8 @@ constexpr double kExactBound = 1e-5;
 const double kTextureBound = sim::test::small_mode() ? 5e-2 : 1e-3;
 constexpr double kAtomicBound = 2e-4;
 // deposit=gather: each face summed in a fixed order that is not the CPU's
-// particle order, the rounding of a reordered sum.
+// particle order, the rounding of a reordered sum; deposit=fixed: the exact
+// sum of the contributions rounded to 2^-e, rounded once.
 constexpr double kGatherBound = kAtomicBound;
 
 // A closed box (0.032 m, water-like) with a dense cloud of particles of
@@ -110,7 +111,7 @@ void compare_variants(const std::string& what, const sim::Config& base, const si
     CHECK(d.same_slots);
     CHECK(d.same_counters);
     const bool tex = var.sampling == sim::Sampling::texture, atom = var.deposit == sim::Deposit::atomic;
-    const bool gath = var.deposit == sim::Deposit::gather;
+    const bool gath = var.deposit == sim::Deposit::gather || var.deposit == sim::Deposit::fixed;
     const double bound = tex ? kTextureBound : atom ? kAtomicBound : gath ? kGatherBound : kExactBound;
     double& worst = tex ? worst_texture : atom ? worst_atomic : gath ? worst_gather : worst_exact;
     const double fluid = pressure_is_noise ? std::max(d.u, d.v) : d.fluid();
@@ -144,10 +145,10 @@ TEST_CASE("gpu: the coupled step matches the CPU on a uniform suspension at load
   CHECK(ratio == doctest::Approx(std::exp(-4.0)).epsilon(1e-4));  // rounding of the O(V) velocities: ~2e-5 of the ratio
 }
 
-TEST_CASE("gpu: the coupled step with deposit=sorted or gather is bitwise reproducible at loading 3") {
+TEST_CASE("gpu: the coupled step with deposit=sorted, gather or fixed is bitwise reproducible at loading 3") {
   const sim::Config base = falling_cloud();
   const sim::SimState start = sim::make_initial_state(base);
-  for (sim::Deposit dep : {sim::Deposit::sorted, sim::Deposit::gather})
+  for (sim::Deposit dep : {sim::Deposit::sorted, sim::Deposit::gather, sim::Deposit::fixed})
     for (sim::Layout l : sim::enum_values<sim::Layout>())
       for (int64_t sort : {0, 3}) {
         sim::Config c = base;
@@ -159,20 +160,23 @@ TEST_CASE("gpu: the coupled step with deposit=sorted or gather is bitwise reprod
 
 // deposit=gather keys each particle at its canonical slot (id % capacity),
 // so a node's particles are summed in the same order whatever order the
-// store holds them in: sorting the store by cell every 10 steps gives the
-// same bits as never sorting it (and so also the same as within rounding),
-// on the closed falling cloud and on the periodic suspension (faces reached
-// across the periodic sides).
-TEST_CASE("gpu: the coupled step with deposit=gather is the same with sort_every 0 and 10") {
+// store holds them in; deposit=fixed adds integers, whose sum has no order:
+// sorting the store by cell every 10 steps gives the same bits as never
+// sorting it (and so also the same as within rounding), on the closed
+// falling cloud and on the periodic suspension (faces reached across the
+// periodic sides).
+TEST_CASE("gpu: the coupled step with deposit=gather or fixed is the same with sort_every 0 and 10") {
   const sim::test::UniformSuspension s = sim::test::uniform_suspension(16, 48, 3.0, 1.0, 0.01, -0.006);
   const sim::Config cloud = falling_cloud();
   const std::pair<sim::Config, sim::SimState> cases[] = {{cloud, sim::make_initial_state(cloud)}, {s.cfg, s.state}};
   for (const auto& [base, start] : cases)
+    for (sim::Deposit dep : {sim::Deposit::gather, sim::Deposit::fixed})
     for (sim::Layout l : sim::enum_values<sim::Layout>()) {
       sim::Config unsorted = base, sorted = base;
-      Variant{l, sim::ConstantsIn::constant, sim::Sampling::software, sim::Deposit::gather, 0}.apply(unsorted);
-      Variant{l, sim::ConstantsIn::constant, sim::Sampling::software, sim::Deposit::gather, 10}.apply(sorted);
-      INFO("layout=" << sim::to_string(l) << " periodic=" << (base.left.kind == sim::BoundaryKind::periodic));
+      Variant{l, sim::ConstantsIn::constant, sim::Sampling::software, dep, 0}.apply(unsorted);
+      Variant{l, sim::ConstantsIn::constant, sim::Sampling::software, dep, 10}.apply(sorted);
+      INFO("deposit=" << sim::to_string(dep) << " layout=" << sim::to_string(l)
+                      << " periodic=" << (base.left.kind == sim::BoundaryKind::periodic));
       const sim::SimState a = run_from(unsorted, start, kSteps), b = run_from(sorted, start, kSteps);
       const sim::test::Differences d = sim::test::gpu_vs_cpu(a, b, true);
       INFO(d.text());

@@ -182,6 +182,7 @@ inline int gather_passes(const Grid& g) {
 }
 inline Cost deposit(Deposit mode, double slots, const Grid& g) {
   if (mode == Deposit::atomic) return {faces(g) * 4 * kFloat, slots * 8 * 2};
+  if (mode == Deposit::fixed) return {faces(g) * 4 * 8, slots * 8 * 2};  // 64-bit integers
   if (mode == Deposit::gather)
     return {slots * (8 + 4 + 16.0 * gather_passes(g) + 8 + 20 + 24) + gather_nodes(g) * 16 + faces(g) * 4 * kFloat,
             slots * 8 * 2};
@@ -218,6 +219,10 @@ inline Cost coupling(Deposit mode, double alive, double slots, Layout layout, co
   const double records = alive * ((layout == Layout::aos ? 28.0 : 16.0) + (layout == Layout::aos ? 28.0 : 24.0));
   Cost c{records + faces(g) * (2 * kFloat + 64 + 2 * kFloat), alive * 60};
   if (mode == Deposit::atomic) return c + 3.0 * deposit(mode, slots, g);
+  // fixed: as atomic with 64-bit sums, plus the bounds pass (the record
+  // again, 16 B) and M from its integers (16 B read, 8 B written, 16 B zeroed
+  // per face point)
+  if (mode == Deposit::fixed) return c + 3.0 * deposit(mode, slots, g) + Cost{alive * 16 + faces(g) * 40, 0};
   const double pairs = 8 * slots;
   const double runs = pairs < 2 * faces(g) ? pairs : 2 * faces(g);
   return c + deposit(mode, slots, g) + 2.0 * Cost{pairs * 16 + runs * 24, pairs * 2};
