@@ -243,6 +243,36 @@ std::vector<char> Comm::gatherv(const void* data, size_t bytes, std::vector<size
   return out;
 }
 
+namespace {
+
+// Messages of a rank to itself, matched as MPI would (a receive takes the
+// first unclaimed send with its tag) and copied: the local part of every
+// exchange, and all of it on one rank. (OpenMPI's path to the rank itself
+// also cuts a longer message to the receive without an error.)
+void exchange_self(int me, const std::vector<SendBuffer>& sends, const std::vector<RecvBuffer>& recvs) {
+  std::vector<bool> taken(sends.size(), false);
+  for (const RecvBuffer& r : recvs) {
+    if (r.peer != me) continue;
+    size_t k = 0;
+    while (k < sends.size() && (taken[k] || sends[k].peer != me || sends[k].tag != r.tag)) ++k;
+    if (k == sends.size())
+      throw std::runtime_error("exchange: rank " + std::to_string(me) + " sends itself no message with tag " +
+                               std::to_string(r.tag));
+    if (sends[k].bytes != r.bytes)
+      throw std::runtime_error("exchange: rank " + std::to_string(me) + " sent " + std::to_string(sends[k].bytes) +
+                               " bytes with tag " + std::to_string(r.tag) + ", " + std::to_string(r.bytes) +
+                               " expected");
+    taken[k] = true;
+    if (r.bytes > 0) std::memcpy(r.data, sends[k].data, r.bytes);
+  }
+  for (size_t k = 0; k < sends.size(); ++k)
+    if (sends[k].peer == me && !taken[k])
+      throw std::runtime_error("exchange: rank " + std::to_string(me) + " sends itself a message with tag " +
+                               std::to_string(sends[k].tag) + " and no receive takes it");
+}
+
+}  // namespace
+
 void Comm::exchange(const std::vector<SendBuffer>& sends, const std::vector<RecvBuffer>& recvs) const {
   for (const SendBuffer& s : sends) {
     check_peer(s.peer, s.tag, size_);
@@ -254,16 +284,24 @@ void Comm::exchange(const std::vector<SendBuffer>& sends, const std::vector<Recv
   }
 #if SIM_HAVE_MPI
   if (handle_) {
+    // The copies to this rank itself first (a mismatch throws with nothing
+    // posted), then the receives and the sends, all nonblocking.
+    exchange_self(rank_, sends, recvs);
     const MPI_Comm c = mpi(handle_);
-    std::vector<MPI_Request> req(recvs.size() + sends.size(), MPI_REQUEST_NULL);
-    for (size_t k = 0; k < recvs.size(); ++k)
-      check(MPI_Irecv(recvs[k].data, static_cast<int>(recvs[k].bytes), MPI_BYTE, recvs[k].peer, recvs[k].tag, c,
-                      &req[k]),
-            "MPI_Irecv");
-    for (size_t k = 0; k < sends.size(); ++k)
-      check(MPI_Isend(sends[k].data, static_cast<int>(sends[k].bytes), MPI_BYTE, sends[k].peer, sends[k].tag, c,
-                      &req[recvs.size() + k]),
-            "MPI_Isend");
+    std::vector<MPI_Request> req;
+    std::vector<size_t> recv_of;  // the receive behind each of the first requests
+    for (size_t k = 0; k < recvs.size(); ++k) {
+      const RecvBuffer& r = recvs[k];
+      if (r.peer == rank_) continue;
+      req.push_back(MPI_REQUEST_NULL);
+      recv_of.push_back(k);
+      check(MPI_Irecv(r.data, static_cast<int>(r.bytes), MPI_BYTE, r.peer, r.tag, c, &req.back()), "MPI_Irecv");
+    }
+    for (const SendBuffer& s : sends) {
+      if (s.peer == rank_) continue;
+      req.push_back(MPI_REQUEST_NULL);
+      check(MPI_Isend(s.data, static_cast<int>(s.bytes), MPI_BYTE, s.peer, s.tag, c, &req.back()), "MPI_Isend");
+    }
     std::vector<MPI_Status> st(req.size());
     const int rc = MPI_Waitall(static_cast<int>(req.size()), req.data(), st.data());
     if (rc == MPI_ERR_IN_STATUS) {
@@ -271,34 +309,19 @@ void Comm::exchange(const std::vector<SendBuffer>& sends, const std::vector<Recv
         if (s.MPI_ERROR != MPI_SUCCESS && s.MPI_ERROR != MPI_ERR_PENDING) check(s.MPI_ERROR, "MPI_Waitall");
     }
     check(rc, "MPI_Waitall");
-    for (size_t k = 0; k < recvs.size(); ++k) {
+    for (size_t k = 0; k < recv_of.size(); ++k) {
+      const RecvBuffer& r = recvs[recv_of[k]];
       int got = 0;
       check(MPI_Get_count(&st[k], MPI_BYTE, &got), "MPI_Get_count");
-      if (static_cast<size_t>(got) != recvs[k].bytes)
-        throw std::runtime_error("exchange: rank " + std::to_string(recvs[k].peer) + " sent " + std::to_string(got) +
-                                 " bytes with tag " + std::to_string(recvs[k].tag) + ", " +
-                                 std::to_string(recvs[k].bytes) + " expected");
+      if (static_cast<size_t>(got) != r.bytes)
+        throw std::runtime_error("exchange: rank " + std::to_string(r.peer) + " sent " + std::to_string(got) +
+                                 " bytes with tag " + std::to_string(r.tag) + ", " + std::to_string(r.bytes) +
+                                 " expected");
     }
     return;
   }
 #endif
-  // One rank: every message goes to itself; a receive takes the first
-  // unclaimed send with its tag, as MPI's ordering rule would.
-  std::vector<bool> taken(sends.size(), false);
-  for (const RecvBuffer& r : recvs) {
-    size_t k = 0;
-    while (k < sends.size() && (taken[k] || sends[k].tag != r.tag)) ++k;
-    if (k == sends.size())
-      throw std::runtime_error("exchange: no message with tag " + std::to_string(r.tag) + " for a receive");
-    if (sends[k].bytes != r.bytes)
-      throw std::runtime_error("exchange: rank 0 sent " + std::to_string(sends[k].bytes) + " bytes with tag " +
-                               std::to_string(r.tag) + ", " + std::to_string(r.bytes) + " expected");
-    taken[k] = true;
-    if (r.bytes > 0) std::memcpy(r.data, sends[k].data, r.bytes);
-  }
-  for (size_t k = 0; k < sends.size(); ++k)
-    if (!taken[k])
-      throw std::runtime_error("exchange: a message with tag " + std::to_string(sends[k].tag) + " has no receive");
+  exchange_self(rank_, sends, recvs);
 }
 
 void Comm::abort_all(const std::string& message, int code) const {

@@ -108,8 +108,10 @@ class Comm {
 
   // Posts every receive, then every send (nonblocking), and waits for all:
   // neighbours may send to each other in any order without deadlock. Messages
-  // between two ranks with one tag arrive in the order they were listed.
-  // Send buffers must not overlap receive buffers.
+  // between two ranks with one tag arrive in the order they were listed;
+  // a rank's messages to itself are copied. A receive must get exactly its
+  // size (else std::runtime_error). Send buffers must not overlap receive
+  // buffers.
   void exchange(const std::vector<SendBuffer>& sends, const std::vector<RecvBuffer>& recvs) const;
 
   // Prints `message` as one line on stderr (from the calling rank only) and
