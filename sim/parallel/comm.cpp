@@ -196,6 +196,8 @@ void Comm::broadcast(std::vector<char>& bytes, int root) const {
     bytes.resize(static_cast<size_t>(n));
     if (count > 0) check(MPI_Bcast(bytes.data(), count, MPI_BYTE, root, mpi(handle_)), "MPI_Bcast");
   }
+#else
+  (void)bytes;  // one rank: the root's bytes are already here
 #endif
 }
 
