@@ -10,7 +10,9 @@
 // halo of the rank above or below, as the serial fill gives corners the
 // y-side values. A caller that applies boundary conditions on the domain
 // sides follows the same order: x-side conditions, exchange_halo_x, y-side
-// conditions and exchange_halo_y (in either order: they touch different rows).
+// conditions, exchange_halo_y. Each axis's conditions come before its
+// exchange: a box one cell wide sends the boundary face they set, and the
+// y-side conditions read the x halo, as the serial fill does.
 //
 // Each side is one message per neighbour, carrying exactly the values the
 // receiver's halo lines take; a staggered line n + 1 whose value the
