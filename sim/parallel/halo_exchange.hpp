@@ -1,0 +1,44 @@
+// The halo of a rank's local field (Grid layout, one halo cell) from its
+// neighbours' owned values: the exchange that replaces the halo fill of an
+// internal side (sim/halo.hpp) in a decomposed run.
+//
+// Per axis a field is centred (cells; v along x, u along y: storage -1..n,
+// halo lines -1 and n) or staggered (u along x, v along y: storage -1..n+1,
+// halo lines -1, n and n+1, where line n is the neighbour's first owned face
+// and n+1 its second). The x sides go first, over the rows the rank owns;
+// then the y sides, over whole storage rows, so corners come from the x
+// halo of the rank above or below, as the serial fill gives corners the
+// y-side values. A caller that applies boundary conditions on the domain
+// sides follows the same order: x-side conditions, exchange_halo_x, y-side
+// conditions, exchange_halo_y. Each axis's conditions come before its
+// exchange: a box one cell wide sends the boundary face they set, and the
+// y-side conditions read the x halo, as the serial fill does.
+//
+// Each side is one message per neighbour, carrying exactly the values the
+// receiver's halo lines take; a staggered line n + 1 whose value the
+// neighbour does not own (its box is one cell wide, on an internal or
+// periodic side) is sent in a second round, after the first has filled it
+// there. Closed domain sides are left as they were; a periodic side wraps
+// (to the rank itself when it spans the axis alone: then the result equals
+// the serial periodic fill).
+//
+// The communicator's rank is the decomposition's rank; `local` must be the
+// grid of its box (Decomposition::local_grid).
+#pragma once
+#include "sim/grid.hpp"
+#include "sim/parallel/comm.hpp"
+#include "sim/parallel/decomposition.hpp"
+
+namespace sim {
+
+enum class Stagger { cell, u_face, v_face };
+
+template <class T>
+void exchange_halo_x(const Comm& comm, const Decomposition& dec, T* field, const Grid& local, Stagger s);
+template <class T>
+void exchange_halo_y(const Comm& comm, const Decomposition& dec, T* field, const Grid& local, Stagger s);
+// exchange_halo_x, then exchange_halo_y.
+template <class T>
+void exchange_halo(const Comm& comm, const Decomposition& dec, T* field, const Grid& local, Stagger s);
+
+}  // namespace sim
