@@ -117,7 +117,7 @@ CudaPoisson::CudaPoisson(const PoissonHierarchy& h, cudaStream_t stream, int64_t
   tail_.n = n - tail_from_;
   for (int l = tail_from_; l < n; ++l) tail_.l[l - tail_from_] = levels_[l];
   other_.assign(n, nullptr);
-  if (smooth_pair_applies(ghosts_))
+  if (pair_cells > 0 && smooth_pair_applies(ghosts_))
     for (int l = 0; l < tail_from_ && cells(l) >= pair_cells; ++l) {
       buffers_[l].e2.allocate(buffers_[l].e.size(), "multigrid levels");
       buffers_[l].e2.zero(stream_);

@@ -36,7 +36,7 @@ class CudaPoisson {
   // pair_cells: on levels of at least this many cells out of the tail, a
   // red and a black half-sweep that follow each other run as one pass
   // (mg_smooth_pair) where no side wraps; the level's e then alternates
-  // between two arrays (Config::paired_smoothing_cells).
+  // between two arrays (Config::paired_smoothing_cells; 0: never).
   CudaPoisson(const PoissonHierarchy& h, cudaStream_t stream, int64_t tail_cells, int64_t pair_cells);
 
   // Device bytes of the hierarchy of a grid (an upper bound: every coarse

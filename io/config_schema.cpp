@@ -173,7 +173,7 @@ std::vector<Field<Config>> config_keys() {
   k.push_back(enumeration<Stencil, C>("gpu.stencil", SIM_MEMBER(stencil), "Grid stencil kernels: plain loads, read-only cache, shared-memory tiles, (vector) the Jacobi sweep with 16-byte loads and rows in registers, or (temporal) as vector with four Jacobi sweeps per pass through memory. Unset: with the jacobi solver vector, temporal from 8192^2 cells on; else ldg."));
   k.push_back(enumeration<ConstantsIn, C>("gpu.constants", SIM_MEMBER(constants), "Where kernels read the run constants from."));
   k.push_back(enumeration<Sampling, C>("gpu.sampling", SIM_MEMBER(sampling), "Fluid velocity at particles: software bilinear (8 gathers), texture hardware, or packed (the 4 corners of each stencil in one 16-byte load per component). Unset: packed from 2^20 particle slots on, else software."));
-  k.push_back(enumeration<Deposit, C>("gpu.deposit", SIM_MEMBER(deposit), "Two-way force deposit: per-particle float atomics (not reproducible), a face-sorted reduction of 8 pairs a particle (each face summed in the CPU's order), a gather by stencil node (one sort key a particle), or 64-bit fixed-point atomics (integer sums, which have no order, at the cost of the float atomics); sorted, gather and fixed are bitwise reproducible, whatever the order of the particles in memory. Unset: gather from 2^20 particle slots on, else fixed."));
+  k.push_back(enumeration<Deposit, C>("gpu.deposit", SIM_MEMBER(deposit), "Two-way force deposit: per-particle float atomics (not reproducible), a face-sorted reduction of 8 pairs a particle (each face summed in the CPU's order), a gather by stencil node (one sort key a particle), or 64-bit fixed-point atomics (integer sums, which have no order, at the cost of the float atomics); sorted, gather and fixed are bitwise reproducible, whatever the order of the particles in memory. Unset: fixed."));
   k.push_back(integer<C>("gpu.sort_every", SIM_MEMBER(sort_every), "steps", ge(0), "Sort particles by cell every K steps; 0 = never. Unset: 10 from 2^20 particle slots on, else 0."));
   k.push_back(boolean<C>("gpu.graphs", SIM_MEMBER(graphs),
                          "Step without host round trips: each step's launches recorded once as CUDA graphs and replayed, "
@@ -182,11 +182,12 @@ std::vector<Field<Config>> config_keys() {
                          "Multigrid levels of at most this many cells are smoothed, restricted and prolonged by one "
                          "thread block in one launch per V-cycle (the coarsest level always, up to 16384 cells); "
                          "0 = every operation its own launch. The result is the same bit for bit."));
-  k.push_back(integer<C>("gpu.paired_smoothing_cells", SIM_MEMBER(paired_smoothing_cells), "cells", ge(1),
+  k.push_back(integer<C>("gpu.paired_smoothing_cells", SIM_MEMBER(paired_smoothing_cells), "cells", ge(0),
                          "Multigrid levels of at least this many cells (and out of the one-block levels) smooth a red "
                          "and a black half-sweep in one pass through memory (shared-memory tiles with a ring of two "
-                         "cells), where no side is periodic: it pays where a level no longer fits the L2 cache. The "
-                         "result is the same bit for bit."));
+                         "cells), where no side is periodic; 0 = never. The result is the same bit for bit. Off by "
+                         "default: on the H200 it is slower than two launches at every size measured "
+                         "(docs/PERFORMANCE.md)."));
   k.push_back(integer<C>("gpu.block_x", SIM_MEMBER(block_x), "threads", interval(0, false, 1024, false),
                          "Thread block width; 0 = the kernel's default. block_x * block_y <= 1024."));
   k.push_back(integer<C>("gpu.block_y", SIM_MEMBER(block_y), "threads", interval(0, false, 1024, false),

@@ -103,7 +103,7 @@ struct Config {
   int64_t sort_every = 0;   // sort particles by cell every K steps; 0 = never
   bool graphs = true;       // CUDA: replay each step's launches as graphs, scalars read back later
   int64_t block_level_cells = 1024;  // CUDA: multigrid levels of at most this many cells in one block's launch
-  int64_t paired_smoothing_cells = int64_t(1) << 22;  // CUDA: multigrid levels from this size smooth in red-black pairs
+  int64_t paired_smoothing_cells = 0;  // CUDA: multigrid levels from this size smooth in red-black pairs; 0 = none
   // What choose_case_strategies chose for the keys the config left unset,
   // and why, for the run's report ("" when it chose nothing).
   std::string case_choices;

@@ -94,7 +94,7 @@ void choose_case_strategies(Config& c, const std::function<bool(const std::strin
       note("sampling", to_string(c.sampling));
     }
     if (!given("gpu.deposit") && c.two_way) {
-      c.deposit = many ? Deposit::gather : Deposit::fixed;
+      c.deposit = Deposit::fixed;
       note("deposit", to_string(c.deposit));
     }
     if (!given("gpu.sort_every")) {

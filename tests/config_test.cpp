@@ -475,7 +475,7 @@ TEST_CASE("config: GPU strategies left unset are chosen by the case, set ones ar
 
   const Config large = test::shipped_config("bench_large.toml");  // 2^24 particles, jacobi, 4096^2
   CHECK(large.sampling == Sampling::packed);
-  CHECK(large.deposit == Deposit::gather);
+  CHECK(large.deposit == Deposit::fixed);
   CHECK(large.sort_every == 10);
   CHECK(large.stencil == Stencil::vector);
   const Config huge = test::shipped_config("bench_large.toml", {"domain.nx=8192", "domain.ny=8192"});

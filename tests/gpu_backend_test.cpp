@@ -191,13 +191,13 @@ TEST_CASE("gpu: the backend names its device and every strategy in force") {
   CHECK(b->name().find(" SMs, ") != std::string::npos);
   CHECK(b->name().find(" GiB)") != std::string::npos);
   CHECK(b->strategies() ==
-        "layout=soa stencil=ldg constants=constant sampling=software deposit=sorted sort_every=0 block=32x8");
+        "layout=soa stencil=ldg constants=constant sampling=software deposit=fixed sort_every=0 block=32x8");
   c.stencil = sim::Stencil::shared;
   c.block_x = 64;
   c.block_y = 4;
   c.sort_every = 3;
   CHECK(sim::make_cuda_backend(c, s.grid)->strategies() ==
-        "layout=soa stencil=shared constants=constant sampling=software deposit=sorted sort_every=3 block=64x4");
+        "layout=soa stencil=shared constants=constant sampling=software deposit=fixed sort_every=3 block=64x4");
 }
 
 TEST_CASE("gpu: a case too large for the device says how many bytes it needs and how many are free") {
