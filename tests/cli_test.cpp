@@ -72,7 +72,7 @@ TEST_CASE("cli: a single --set does not swallow the config path") {
 TEST_CASE("cli: usage errors exit 2 with one line") {
   CHECK(parse_args({"--layout", "xyz", "box.toml"}).err == "sim: error: --layout: expected one of aos|soa, got \"xyz\"\n");
   CHECK(parse_args({"--layout", "xyz", "box.toml"}).code == 2);
-  CHECK(parse_args({"--deposit=none", "box.toml"}).err == "sim: error: --deposit: expected one of atomic|sorted|gather, got \"none\"\n");
+  CHECK(parse_args({"--deposit=none", "box.toml"}).err == "sim: error: --deposit: expected one of atomic|sorted|gather|fixed, got \"none\"\n");
   CHECK(parse_args({}).err == "sim: error: CONFIG is required\n");
   CHECK(parse_args({"--steps", "abc", "box.toml"}).code == 2);
   CHECK(parse_args({"--seed", "18446744073709551615", "box.toml"}).err ==
