@@ -162,18 +162,44 @@ __global__ void store_kernel(const double* __restrict__ a, int rp, int nx, int n
 }
 
 
-// Per block: sum of rhs and number of fluid cells (cells dealt round robin in a fixed order).
-__global__ void rhs_sum_kernel(const real* __restrict__ rhs, const real* __restrict__ open, int nx, int ny, int pitch,
-                               double* __restrict__ partials) {
-  double s = 0, n = 0;
+// One thread's share of the rhs sum and the fluid-cell count: cells q =
+// first, first + stride, ... (a fixed order).
+__device__ __forceinline__ void rhs_sum_cells(const real* rhs, const real* open, int nx, int ny, int pitch, int first,
+                                              int stride, double& s, double& n) {
   const int cells = nx * ny;
-  for (int q = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x); q < cells; q += gridDim.x * blockDim.x) {
+  for (int q = first; q < cells; q += stride) {
     const int c = (q % nx + 1) + (q / nx + 1) * pitch;
     if (open == nullptr || open[c] != real(0)) {
       s += rhs[c];
       n += 1;
     }
   }
+}
+
+// One thread's share of the sum of (b - mean - A x)^2 over fluid cells; the
+// coefficients are level 0's, uniform per axis wherever the transform solve applies.
+__device__ __forceinline__ double residual_cells(const real* rhs, const double* x, const real* open, double m, int nx,
+                                                 int ny, int pitch, real cx, real cy, int first, int stride) {
+  double acc = 0;
+  const int cells = nx * ny;
+  for (int q = first; q < cells; q += stride) {
+    const int c = (q % nx + 1) + (q / nx + 1) * pitch;
+    if (open != nullptr && open[c] == real(0)) continue;
+    const double ax = poisson_apply_point(x[c], x[c - 1], x[c + 1], x[c - pitch], x[c + pitch], cx, cx, cy, cy);
+    const double r = (static_cast<double>(rhs[c]) - m) - ax;
+    acc += r * r;
+  }
+  return acc;
+}
+
+__device__ __forceinline__ int grid_thread() { return static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x); }
+__device__ __forceinline__ int grid_threads() { return static_cast<int>(gridDim.x * blockDim.x); }
+
+// Per block: sum of rhs and number of fluid cells.
+__global__ void rhs_sum_kernel(const real* __restrict__ rhs, const real* __restrict__ open, int nx, int ny, int pitch,
+                               double* __restrict__ partials) {
+  double s = 0, n = 0;
+  rhs_sum_cells(rhs, open, nx, ny, pitch, grid_thread(), grid_threads(), s, n);
   s = block_sum(s);
   __syncthreads();
   n = block_sum(n);
@@ -196,21 +222,11 @@ __global__ void mean_kernel(const double* __restrict__ partials, int blocks, int
   if (threadIdx.x == 0) out[0] = singular && n > 0 ? s / n : 0.0;
 }
 
-// Per block: sum of (b - mean - A x)^2 over fluid cells; the coefficients
-// are level 0's, uniform per axis wherever the transform solve applies.
+// Per block: sum of (b - mean - A x)^2 over fluid cells.
 __global__ void residual_kernel(const real* __restrict__ rhs, const double* __restrict__ x,
                                 const real* __restrict__ open, const double* __restrict__ mean, int nx, int ny,
                                 int pitch, real cx, real cy, double* __restrict__ partials) {
-  const double m = *mean;
-  double acc = 0;
-  const int cells = nx * ny;
-  for (int q = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x); q < cells; q += gridDim.x * blockDim.x) {
-    const int c = (q % nx + 1) + (q / nx + 1) * pitch;
-    if (open != nullptr && open[c] == real(0)) continue;
-    const double ax = poisson_apply_point(x[c], x[c - 1], x[c + 1], x[c - pitch], x[c + pitch], cx, cx, cy, cy);
-    const double r = (static_cast<double>(rhs[c]) - m) - ax;
-    acc += r * r;
-  }
+  double acc = residual_cells(rhs, x, open, *mean, nx, ny, pitch, cx, cy, grid_thread(), grid_threads());
   acc = block_sum(acc);
   if (threadIdx.x == 0) partials[blockIdx.x] = acc;
 }
@@ -235,29 +251,15 @@ __global__ void __launch_bounds__(kOneBlockThreads) residual_block_kernel(const 
                                                                        int nx, int ny, int pitch, real cx, real cy,
                                                                        double* __restrict__ out) {
   __shared__ double mean;
-  const int cells = nx * ny, T = static_cast<int>(blockDim.x);
+  const int T = static_cast<int>(blockDim.x), t = static_cast<int>(threadIdx.x);
   double s = 0, n = 0;
-  for (int q = static_cast<int>(threadIdx.x); q < cells; q += T) {
-    const int c = (q % nx + 1) + (q / nx + 1) * pitch;
-    if (open == nullptr || open[c] != real(0)) {
-      s += rhs[c];
-      n += 1;
-    }
-  }
+  rhs_sum_cells(rhs, open, nx, ny, pitch, t, T, s, n);
   s = block_sum(s);
   __syncthreads();
   n = block_sum(n);
   if (threadIdx.x == 0) mean = singular && n > 0 ? s / n : 0.0;
   __syncthreads();
-  const double m = mean;
-  double acc = 0;
-  for (int q = static_cast<int>(threadIdx.x); q < cells; q += T) {
-    const int c = (q % nx + 1) + (q / nx + 1) * pitch;
-    if (open != nullptr && open[c] == real(0)) continue;
-    const double ax = poisson_apply_point(x[c], x[c - 1], x[c + 1], x[c - pitch], x[c + pitch], cx, cx, cy, cy);
-    const double r = (static_cast<double>(rhs[c]) - m) - ax;
-    acc += r * r;
-  }
+  double acc = residual_cells(rhs, x, open, mean, nx, ny, pitch, cx, cy, t, T);
   acc = block_sum(acc);
   if (threadIdx.x == 0) out[0] = acc;
 }
