@@ -484,3 +484,68 @@ TEST_CASE("particles: folded deposits equal the serial deposit (u, v, cells; cor
   }
   MESSAGE(folds, " folds of u, v and cells on rank ", world.rank());
 }
+
+namespace {
+
+// The fold's routing alone, by the documented rule: every point of a
+// rank's halo lines past an open side (-1 and n across the axis; -1, n and
+// n + 1 along a staggered one) holds a code of the point it stands for
+// (global, wrapped), and each owned point must end with its code times the
+// number of halo points, over all ranks, that stand for it. Line n + 1
+// past a neighbour one cell wide stands for a point two boxes away, which
+// no particle deposit in the box reaches with a non-zero weight.
+std::string check_routing(const Comm& c, const Decomposition& dec, Stagger s) {
+  const Domain& d = dec.domain();
+  const int me = c.rank();
+  const int si = s == Stagger::u_face ? 1 : 0, sj = s == Stagger::v_face ? 1 : 0;
+  auto code = [&](int gi, int gj) { return int64_t(1) + gi + 100 * gj; };
+  // f(rank's local i, j, wrapped global i, j) over the rank's halo lines.
+  auto halo = [&](int r, auto&& f) {
+    const std::array<int, 4> nb = dec.neighbours(r);
+    const Box b = dec.box(r), o = owned(dec, r, s);
+    for (int j = -(nb[sim::kBottom] >= 0); j <= b.ny() - 1 + sj + (nb[sim::kTop] >= 0); ++j)
+      for (int i = -(nb[sim::kLeft] >= 0); i <= b.nx() - 1 + si + (nb[sim::kRight] >= 0); ++i) {
+        const int gi = b.i0 + i, gj = b.j0 + j;
+        if (!o.contains(gi, gj))
+          f(i, j, d.periodic_x ? (gi + d.nx) % d.nx : gi, d.periodic_y ? (gj + d.ny) % d.ny : gj);
+      }
+  };
+  const Grid g = dec.local_grid(me);
+  const Box b = dec.box(me), o = owned(dec, me, s);
+  std::vector<int64_t> field(g.size(), 0), want(g.size(), 0);
+  halo(me, [&](int i, int j, int wi, int wj) { field[size_t(g.idx(i, j))] = code(wi, wj); });
+  for (int r = 0; r < dec.ranks(); ++r)
+    halo(r, [&](int, int, int wi, int wj) {
+      if (o.contains(wi, wj)) want[size_t(g.idx(wi - b.i0, wj - b.j0))] += code(wi, wj);
+    });
+  sim::fold_halo(c, dec, field.data(), g, s);
+  for (int j = -1; j < g.rows - 1; ++j)
+    for (int i = -1; i < g.pitch - 1; ++i)
+      if (field[size_t(g.idx(i, j))] != want[size_t(g.idx(i, j))])
+        return "local (" + std::to_string(i) + ", " + std::to_string(j) + "): " +
+               std::to_string(field[size_t(g.idx(i, j))]) + ", expected " + std::to_string(want[size_t(g.idx(i, j))]);
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("particles: the fold adds every halo point to the point it stands for (boxes one cell wide)") {
+  const Comm world = Comm::world();
+  int folds = 0;
+  for (int groups = 1; groups <= world.size(); ++groups) {
+    const Comm c = world.split(world.rank() < groups ? 0 : 1, world.rank());
+    for (auto [nx, ny] : {std::pair{1, 1}, {3, 2}, {2, 3}, {4, 4}, {5, 3}})
+      for (int per = 0; per < 4; ++per) {
+        const Domain dom{nx, ny, 1.0, 2.0, (per & 1) != 0, (per & 2) != 0};
+        for (const Decomposition& dec : layouts(dom, c.size()))
+          for (Stagger s : kStaggers) {
+            INFO("group of ", c.size(), ", rank ", c.rank(), ": ", nx, " x ", ny, ", ", sides_text(dom), " on ",
+                 dec.px(), " x ", dec.py(), ", stagger ", int(s));
+            const std::string bad = check_routing(c, dec, s);
+            CHECK_MESSAGE(bad.empty(), bad);
+            ++folds;
+          }
+      }
+  }
+  MESSAGE(folds, " routed folds on rank ", world.rank());
+}
