@@ -1,8 +1,7 @@
-// Both exchanges need no message to agree on sizes beyond what the
-// decomposition tells every rank: migration sends counts first (particles
-// go anywhere in the box), the fold none (which halo point stands for which
-// owned point is a function of the decomposition, computed by sender and
-// receiver alike).
+// Migration sends counts before the records: only the sender knows how
+// many particles leave. The fold sends no sizes: which halo point stands
+// for which owned point is a function of the decomposition, which sender
+// and receiver compute alike.
 #include "sim/parallel/particle_exchange.hpp"
 
 #include <algorithm>

@@ -549,3 +549,21 @@ TEST_CASE("particles: the fold adds every halo point to the point it stands for 
   }
   MESSAGE(folds, " routed folds on rank ", world.rank());
 }
+
+TEST_CASE("particles: constants, a grid or a communicator that does not match the decomposition are refused") {
+  const Comm s = Comm::serial();
+  const sim::Config cfg = make_config(4, 4, 1.0, 1.0, kSides[0]);
+  const Decomposition one = Decomposition::slabs(domain_of(cfg), 1), two = Decomposition::slabs(domain_of(cfg), 2);
+  const Grid small = Grid::make(4, 3, 1.0, 1.0);
+  CHECK_THROWS_WITH_AS(sim::make_deposit_frame(sim::make_constants(cfg, small), one, 0),
+                       "deposit frame: constants of a 4 x 3 grid for rank 0's box of 4 x 4", std::invalid_argument);
+  std::vector<float> f(small.size());
+  CHECK_THROWS_WITH_AS(sim::fold_halo(s, one, f.data(), small, Stagger::u_face),
+                       "halo fold: a local grid of 4 x 3 cells for rank 0's box of 4 x 4", std::invalid_argument);
+  CHECK_THROWS_WITH_AS(sim::fold_halo(s, two, f.data(), two.local_grid(0), Stagger::u_face),
+                       "halo fold: a decomposition into 2 ranks over a communicator of 1", std::invalid_argument);
+  HostParticles p;
+  CHECK_THROWS_WITH_AS(sim::migrate_particles(s, two, p),
+                       "particle migration: a decomposition into 2 ranks over a communicator of 1",
+                       std::invalid_argument);
+}
