@@ -59,7 +59,7 @@ struct MigrationCounts {
 // Collective over `comm`, whose rank is the decomposition's rank.
 MigrationCounts migrate_particles(const Comm& comm, const Decomposition& dec, HostParticles& p);
 
-// A particle at global (x, y) of the box deposits through
+// A particle at global (x, y) of the box (after migration) deposits through
 // for_each_deposit_face(x - x0, y - y0, k, ...); a face index f >= 0 it
 // emits is storage index f - offset of the local grid (whose halo holds the
 // faces past an open side). For deposit stencils only: the particle update

@@ -493,7 +493,8 @@ namespace {
 // (global, wrapped), and each owned point must end with its code times the
 // number of halo points, over all ranks, that stand for it. Line n + 1
 // past a neighbour one cell wide stands for a point two boxes away, which
-// no particle deposit in the box reaches with a non-zero weight.
+// a particle of the box reaches only through rounding (a weight of the
+// order of the rounding), too rarely for the deposit tests to see.
 std::string check_routing(const Comm& c, const Decomposition& dec, Stagger s) {
   const Domain& d = dec.domain();
   const int me = c.rank();
