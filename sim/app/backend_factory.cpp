@@ -41,9 +41,11 @@ int cpu_threads_for(const Config& cfg, const SimState& s, int processors) {
   return static_cast<int>(std::min<double>(threads, std::max(processors, 1)));
 }
 
-void fit_cpu_threads(const Config& cfg, const SimState& s) {
+void fit_cpu_threads(const Config& cfg, const SimState& s, int ranks) {
   if (std::getenv("OMP_NUM_THREADS") != nullptr) return;  // the user's choice stands
-  omp_set_num_threads(cpu_threads_for(cfg, s, omp_get_num_procs()));
+  ranks = std::max(ranks, 1);
+  const int share = std::max(1, cpu_threads_for(cfg, s, omp_get_num_procs()) / ranks);
+  omp_set_num_threads(std::min(share, std::max(1, omp_get_num_procs() / ranks)));
 }
 
 bool resolves_to_cuda(const Config& cfg) {

@@ -26,7 +26,9 @@ constexpr double kCpuWorkPerThread = 32768;
 int cpu_threads_for(const Config& cfg, const SimState& s, int processors);
 // omp_set_num_threads(cpu_threads_for(...)) unless OMP_NUM_THREADS is set.
 // Results do not depend on the thread count (sim/cpu/cpu_backend.cpp).
-void fit_cpu_threads(const Config& cfg, const SimState& s);
+// `ranks` processes of one run share the machine: each takes its share of
+// the work and of the processors.
+void fit_cpu_threads(const Config& cfg, const SimState& s, int ranks = 1);
 
 // Throws make_backend's one-line error for --backend cuda in a build without
 // CUDA, before anything is made.

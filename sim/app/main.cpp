@@ -4,11 +4,14 @@
 
 #include <cstdlib>
 #include <iostream>
+#include <optional>
+#include <string>
 
 #include "io/config_loader.hpp"
 #include "sim/app/bench/bench.hpp"
 #include "sim/app/cli.hpp"
 #include "sim/app/run.hpp"
+#include "sim/parallel/comm.hpp"
 
 namespace {
 
@@ -25,26 +28,45 @@ void prefer_passive_openmp(char** argv) {
   execv("/proc/self/exe", argv);  // returns only on failure
 }
 
+// Started by mpirun (Open MPI, or a PMI launcher): the rank's variables
+// are set. Only then does sim start MPI; a plain run never touches it.
+const char* launcher_rank() {
+  for (const char* v : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"})
+    if (const char* r = std::getenv(v)) return r;
+  return nullptr;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   prefer_passive_openmp(argv);
+  const char* rank = launcher_rank();
+  // Every rank parses the same command line and config: ranks other than 0
+  // keep their copies of the same one-line error to themselves.
+  std::ostream null_stream(nullptr);
+  std::ostream& errors = rank && std::string(rank) != "0" ? null_stream : std::cerr;
   sim::CliOptions cli;
-  const int rc = sim::parse_cli(argc, argv, cli, std::cerr);
+  const int rc = sim::parse_cli(argc, argv, cli, errors);
   if (rc >= 0) return rc;
+  std::optional<sim::MpiSession> mpi;
+  if (rank && sim::MpiSession::built_with_mpi()) mpi.emplace(&argc, &argv);
   try {
     const sim::Config cfg = sim::load_config(cli.config_path, sim::cli_overrides(cli));
-    if (cli.command == sim::Command::bench) return sim::run_bench(cfg, cli.bench, std::cout, std::cerr);
     sim::RunOptions opts;
+    if (mpi) opts.comm = sim::Comm::world();
+    if (cli.command == sim::Command::bench) {
+      if (opts.comm.size() > 1) throw std::runtime_error("sim bench runs on one rank: start it without mpirun");
+      return sim::run_bench(cfg, cli.bench, std::cout, std::cerr);
+    }
     opts.quiet = cli.quiet;
     if (cli.restart) opts.restart = *cli.restart;
     opts.overwrite = cli.overwrite;
     return sim::run_simulation(cfg, opts, std::cout, std::cerr);
   } catch (const sim::ConfigError& e) {
-    std::cerr << "sim: error: " << sim::error_line(e.what()) << "\n";
+    errors << "sim: error: " << sim::error_line(e.what()) << "\n";
     return 2;
   } catch (const std::exception& e) {
-    std::cerr << "sim: error: " << sim::error_line(e.what()) << "\n";
+    errors << "sim: error: " << sim::error_line(e.what()) << "\n";
     return 1;
   }
 }

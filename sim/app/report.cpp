@@ -40,6 +40,14 @@ void print_summary(std::ostream& os, const RunSummary& s) {
   std::snprintf(line, sizeof line, "  %-10s %10.1f %10.4f\n", "total", total, total / steps);
   os << line;
   if (s.output_hidden_ms > 0) os << "  output hidden behind stepping: " << fmt("%.1f", s.output_hidden_ms) << " ms\n";
+  if (s.ranks > 1 && !s.rank_comm_ms.empty()) {
+    const auto [lo, hi] = std::minmax_element(s.rank_comm_ms.begin(), s.rank_comm_ms.end());
+    os << "  ranks: " << s.ranks << " in slabs of " << s.rows_min;
+    if (s.rows_max != s.rows_min) os << "-" << s.rows_max;
+    os << " rows; communication (reductions, halo rows, gathers, deposit folds) " << fmt("%.1f", *lo) << "-"
+       << fmt("%.1f", *hi) << " ms per rank, " << fmt("%.1f", 100.0 * *hi / std::max(1e-9, 1e3 * s.wall_s))
+       << "% of the wall time at most\n";
+  }
   os << "\npressure: " << fmt("%.1f", s.pressure_iterations_mean) << " iterations/step (last step "
      << s.last_pressure.iterations << "), final relative residual " << fmt("%.3g", s.last_pressure.residual)
      << " (tolerance " << fmt("%.3g", s.tolerance) << ")\n";

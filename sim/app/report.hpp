@@ -3,6 +3,7 @@
 #include <array>
 #include <iosfwd>
 #include <string>
+#include <vector>
 
 #include "sim/backend.hpp"
 #include "sim/simulation.hpp"
@@ -24,6 +25,11 @@ struct RunSummary {
   Diagnostics diag;
   double h = 0;
   double output_hidden_ms = 0;  // part of the output time overlapped with stepping
+  // A run over several ranks: their count, rows per rank, and each rank's
+  // time in communication (reductions, halo rows, gathers, migration).
+  int ranks = 1;
+  int rows_min = 0, rows_max = 0;
+  std::vector<double> rank_comm_ms;
 };
 
 void print_summary(std::ostream& os, const RunSummary& s);

@@ -21,6 +21,8 @@
 #include "sim/app/cli.hpp"
 #include "sim/advection.hpp"
 #include "sim/app/memory_check.hpp"
+#include "sim/cpu/cpu_backend.hpp"
+#include "sim/parallel/slab_rows.hpp"
 #include "sim/simulation.hpp"
 
 namespace sim {
@@ -37,20 +39,59 @@ bool same_directory(const std::string& file, const std::string& dir) {
   return !ec && std::filesystem::equivalent(parent, dir, ec) && !ec;
 }
 
+// An error every rank of a run meets alike (the same check on the same
+// data, or one rank's error shared by agree()): rank 0 reports it, every
+// rank ends with status 1. Any other error on a rank of several ends all
+// of them from there (Comm::abort_all).
+struct CollectiveError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Runs `f` on every rank; if it threw on any, every rank throws the
+// CollectiveError of the lowest such rank's message.
+template <class F>
+void agree(const Comm& comm, F&& f) {
+  std::string message;
+  try {
+    f();
+  } catch (const std::exception& e) {
+    message = e.what();
+    if (message.empty()) message = "unknown error";
+  }
+  if (comm.size() == 1) {
+    if (!message.empty()) throw CollectiveError(message);
+    return;
+  }
+  std::vector<size_t> counts;
+  const std::vector<char> all = comm.gatherv(message.data(), message.size(), &counts);
+  std::string first;
+  size_t at = 0;
+  for (const size_t c : counts) {
+    if (c > 0 && first.empty()) first.assign(all.data() + at, c);
+    at += c;
+  }
+  first = comm.broadcast(first, 0);
+  if (!first.empty()) throw CollectiveError(first);
+}
+
 // Snapshots of one run: the series index, the writer thread, and the
-// main-thread time they cost (download and waits).
+// main-thread time they cost (download and waits). On a run over several
+// ranks every rank takes part in each download (it gathers the state onto
+// rank 0) and only rank 0 writes.
 class RunOutput {
  public:
   RunOutput(const Config& cfg, const SimState& start, const RunOptions& opts, const Backend& backend,
-            const std::string& solver) {
+            const std::string& solver, bool writes)
+      : writes_(writes) {
+    every_ = cfg.snapshot_every;
+    if (!opts.restart.empty()) last_written_ = start.step;  // the restart file itself
+    if (!writes) return;
     SnapshotSeries series(cfg.output);
     // Restarting inside the output directory continues its series in sim.xdmf.
     if (!opts.restart.empty() && same_directory(opts.restart, cfg.output))
       series.adopt_existing(start.step, start.grid.nx, start.grid.ny);
     const std::string strategies = backend.name() + " | " + backend.strategies() + " | pressure solver " + solver;
     writer_.emplace(make_snapshot_meta(cfg, strategies), std::move(series));
-    every_ = cfg.snapshot_every;
-    if (!opts.restart.empty()) last_written_ = start.step;  // the restart file itself
   }
 
   void after_step(Simulation& sim) {
@@ -60,22 +101,25 @@ class RunOutput {
   // The final state, unless it is already on disk; then waits for the writer.
   void finish(Simulation& sim) {
     if (last_written_ != sim.step_index()) write(sim);
+    if (!writes_) return;
     const auto t0 = Clock::now();
     writer_->finish();
     main_ms_ += ms_since(t0);
   }
 
   double main_thread_ms() const { return main_ms_; }
-  SnapshotTiming timing() const { return writer_->timing(); }
+  SnapshotTiming timing() const { return writes_ ? writer_->timing() : SnapshotTiming{}; }
 
  private:
   void write(Simulation& sim) {
     const auto t0 = Clock::now();
-    writer_->submit(sim.begin_download());
+    std::unique_ptr<PendingState> state = sim.begin_download();
+    if (writes_) writer_->submit(std::move(state));
     main_ms_ += ms_since(t0);
     last_written_ = sim.step_index();
   }
 
+  bool writes_ = true;
   std::optional<SnapshotThread> writer_;
   int64_t every_ = 0;
   int64_t last_written_ = -1;
@@ -126,53 +170,106 @@ void claim_output(const Config& cfg, const RunOptions& opts) {
                            "); pass --overwrite to replace them or --restart one of them");
 }
 
+// What a run over several ranks cannot do yet, refused before any work.
+void check_split_run(const Config& cfg, int ranks) {
+  if (ranks < 2) return;
+  if (cfg.backend == BackendKind::cuda)
+    throw std::runtime_error("a run over " + std::to_string(ranks) +
+                             " MPI ranks runs on the CPU backend: GPU ranks are not supported yet (drop --backend "
+                             "cuda, or run on one rank)");
+  if (cfg.advection == AdvectionScheme::quick)
+    throw std::runtime_error("fluid.advection = \"quick\" reads two rows past a face and a run over several ranks "
+                             "exchanges one: use \"central\" with mpirun, or run on one rank");
+}
+
+Domain domain_of(const Config& cfg) {
+  Domain d;
+  d.nx = cfg.nx;
+  d.ny = cfg.ny;
+  d.lx = cfg.lx;
+  d.ly = cfg.ly;
+  d.periodic_x = cfg.left.kind == BoundaryKind::periodic;
+  d.periodic_y = cfg.bottom.kind == BoundaryKind::periodic;
+  return d;
+}
+
 int run(const Config& cfg, const RunOptions& opts, std::ostream& out, std::ostream& err) {
-  // Before anything is created: a NUL would cut the path short at the
-  // system call, so the run would write somewhere else than asked.
-  check_path("output directory", cfg.output);
-  if (!opts.restart.empty()) check_path("--restart", opts.restart);
-  // Before anything is allocated or created: a run the machine cannot hold
-  // is refused in one line with the memory it needs and what there is.
-  check_run_fits(cfg);
-  // Before any work: a run that cannot write its results should not start.
-  prepare_output_dir(cfg.output);
-  const OutputLock lock(cfg.output);
-  // Past a file-size limit (ulimit -f) a write fails with EFBIG and the run
-  // stops with its one-line error, instead of SIGXFSZ killing the process
-  // with a half-written temporary and no message.
-  std::signal(SIGXFSZ, SIG_IGN);
-  claim_output(cfg, opts);
-  SimState state = opts.restart.empty() ? make_initial_state(cfg) : load_restart(cfg, opts.restart);
-  // A restart that has nothing left to run is an error, not a success: it
-  // writes nothing, and a script chaining restarts must not take it for progress.
-  if (!opts.restart.empty() && state.step >= cfg.steps)
-    throw std::runtime_error("nothing to do: the snapshot is at step " + std::to_string(state.step) +
-                             " and --steps is " + std::to_string(cfg.steps));
-  if (!opts.restart.empty() && !opts.quiet)
+  const Comm& comm = opts.comm;
+  const bool split = comm.size() > 1;
+  const bool root = comm.rank() == 0;
+  const bool talk = root && !opts.quiet;  // rank 0 alone prints
+  std::optional<OutputLock> lock;
+  agree(comm, [&] {
+    check_split_run(cfg, comm.size());
+    if (!root) return;  // rank 0 alone touches the output directory
+    // Before anything is created: a NUL would cut the path short at the
+    // system call, so the run would write somewhere else than asked.
+    check_path("output directory", cfg.output);
+    if (!opts.restart.empty()) check_path("--restart", opts.restart);
+    // Before anything is allocated or created: a run the machine cannot hold
+    // is refused in one line with the memory it needs and what there is.
+    check_run_fits(cfg);
+    // Before any work: a run that cannot write its results should not start.
+    prepare_output_dir(cfg.output);
+    lock.emplace(cfg.output);
+    // Past a file-size limit (ulimit -f) a write fails with EFBIG and the run
+    // stops with its one-line error, instead of SIGXFSZ killing the process
+    // with a half-written temporary and no message.
+    std::signal(SIGXFSZ, SIG_IGN);
+    claim_output(cfg, opts);
+  });
+  SimState state;
+  agree(comm, [&] {
+    state = opts.restart.empty() ? make_initial_state(cfg) : load_restart(cfg, opts.restart);
+    // A restart that has nothing left to run is an error, not a success: it
+    // writes nothing, and a script chaining restarts must not take it for progress.
+    if (!opts.restart.empty() && state.step >= cfg.steps)
+      throw std::runtime_error("nothing to do: the snapshot is at step " + std::to_string(state.step) +
+                               " and --steps is " + std::to_string(cfg.steps));
+  });
+  if (!opts.restart.empty() && talk)
     out << "restart: step " << state.step << ", t = " << state.time << " s from " << opts.restart << "\n";
   std::string notice;
-  fit_cpu_threads(cfg, state);
-  std::unique_ptr<Backend> backend = make_backend(cfg, state.grid, &notice);
-  if (!notice.empty() && !opts.quiet) out << notice << "\n";
-  if (!opts.quiet) out << "backend: " << backend->name() << "\n";
-  if (!opts.quiet && !cfg.case_choices.empty() && backend->name().rfind("cuda", 0) == 0)
+  std::shared_ptr<SlabRows> slabs;
+  std::unique_ptr<Backend> backend;
+  agree(comm, [&] {
+    if (!split) {
+      fit_cpu_threads(cfg, state);
+      backend = make_backend(cfg, state.grid, &notice);
+      return;
+    }
+    slabs = std::make_shared<SlabRows>(comm, domain_of(cfg));
+    fit_cpu_threads(cfg, state, comm.size());
+    backend = make_cpu_backend(cfg, state.grid, slabs);
+  });
+  if (!notice.empty() && talk) out << notice << "\n";
+  if (talk) out << "backend: " << backend->name() << "\n";
+  if (talk && !cfg.case_choices.empty() && backend->name().rfind("cuda", 0) == 0)
     out << "strategies chosen by the case: " << cfg.case_choices << "\n";
   // Central advection at a high cell Reynolds number: once, from the
   // config's speeds now or, when it sets none, from the flow at the end.
   const double speed = reference_speed(cfg);
   const std::string advection_warning = central_advection_warning(cfg, speed, "the reference speed of the config");
-  if (!advection_warning.empty() && !opts.quiet) err << advection_warning << "\n";
-  Simulation sim(cfg, std::move(backend), state);
-  RunOutput output(cfg, state, opts, sim.backend(), sim.pressure_solver_name());
+  if (!advection_warning.empty() && talk) err << advection_warning << "\n";
+  std::optional<Simulation> sim_holder;
+  agree(comm, [&] { sim_holder.emplace(cfg, std::move(backend), state); });
+  Simulation& sim = *sim_holder;
+  std::optional<RunOutput> output_holder;
+  agree(comm, [&] { output_holder.emplace(cfg, state, opts, sim.backend(), sim.pressure_solver_name(), root); });
+  RunOutput& output = *output_holder;
   state = SimState{};
 
-  const bool progress = !opts.quiet && &out == &std::cout && isatty(STDOUT_FILENO);
+  const bool progress = talk && &out == &std::cout && isatty(STDOUT_FILENO);
   const int64_t first = sim.step_index();
   const int64_t last = cfg.steps;
   const auto t0 = Clock::now();
   auto last_print = t0;
   const StopOnSignal stop_on_signal(sim);
-  while (sim.step_index() < last && !sim.stop_requested()) {
+  // Over several ranks, a signal one rank caught stops all of them after
+  // the same step.
+  auto stop = [&] { return split ? comm.allreduce_max(int64_t(sim.stop_requested())) != 0 : sim.stop_requested(); };
+  bool stopped = false;
+  while (sim.step_index() < last && !(stopped = stop())) {
     sim.step();
     output.after_step(sim);
     if (progress) {
@@ -187,6 +284,8 @@ int run(const Config& cfg, const RunOptions& opts, std::ostream& out, std::ostre
       }
     }
   }
+  if (!split) stopped = sim.stop_requested();
+  else if (!stopped) stopped = stop();
   if (progress) out << "\n";
   output.finish(sim);
   const double wall = std::chrono::duration<double>(Clock::now() - t0).count();
@@ -211,13 +310,22 @@ int run(const Config& cfg, const RunOptions& opts, std::ostream& out, std::ostre
   s.viscous_limited_steps = sim.viscous_limited_steps();
   s.diag = sim.diagnostics();
   s.h = std::min(cfg.dx(), cfg.dy());
-  if (speed == 0 && !opts.quiet) {
+  if (slabs) {
+    s.ranks = comm.size();
+    s.rank_comm_ms = comm.allgather(slabs->comm_ms());
+    s.rows_min = s.rows_max = slabs->end_row(0) - slabs->first_row(0);
+    for (int r = 0; r < comm.size(); ++r) {
+      s.rows_min = std::min(s.rows_min, slabs->end_row(r) - slabs->first_row(r));
+      s.rows_max = std::max(s.rows_max, slabs->end_row(r) - slabs->first_row(r));
+    }
+  }
+  if (speed == 0 && talk) {
     const std::string late = central_advection_warning(cfg, s.diag.max_speed, "the largest face speed reached");
     if (!late.empty()) err << late << "\n";
   }
-  if (!opts.quiet) print_summary(out, s);
-  if (sim.stop_requested()) {
-    out << "stopped by a signal at step " << sim.step_index() << "; its snapshot is in " << cfg.output << "\n";
+  if (talk) print_summary(out, s);
+  if (stopped) {
+    if (root) out << "stopped by a signal at step " << sim.step_index() << "; its snapshot is in " << cfg.output << "\n";
     return 130;
   }
   return 0;
@@ -226,10 +334,16 @@ int run(const Config& cfg, const RunOptions& opts, std::ostream& out, std::ostre
 }  // namespace
 
 int run_simulation(const Config& cfg, const RunOptions& opts, std::ostream& out, std::ostream& err) {
+  const Comm& comm = opts.comm;
   try {
     return run(cfg, opts, out, err);
   } catch (const std::exception& e) {
-    err << "sim: error: " << error_line(e.what()) << "\n";
+    const std::string line = "sim: error: " + error_line(e.what());
+    // Errors every rank meets alike: one line from rank 0, status 1 on all.
+    const bool alike = dynamic_cast<const CollectiveError*>(&e) || dynamic_cast<const NonFiniteError*>(&e) ||
+                       dynamic_cast<const PressureFailure*>(&e);
+    if (comm.size() > 1 && !alike) comm.abort_all(line + " (rank " + std::to_string(comm.rank()) + ")", 1);
+    if (comm.rank() == 0) err << line << "\n";
     return 1;
   }
 }

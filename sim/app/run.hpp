@@ -4,6 +4,7 @@
 #include <string>
 
 #include "sim/config.hpp"
+#include "sim/parallel/comm.hpp"
 
 namespace sim {
 
@@ -11,6 +12,9 @@ struct RunOptions {
   bool quiet = false;
   std::string restart;  // snapshot to continue from; empty = initial condition
   bool overwrite = false;  // remove another run's series from the output directory first
+  // The ranks of the run (mpirun): more than one splits the grid into slabs
+  // of rows on the CPU backend; rank 0 writes the snapshots and prints.
+  Comm comm = Comm::serial();
 };
 
 // Returns the process exit status; errors are one line on `err`.

@@ -20,6 +20,7 @@
 #include "sim/fluid_physics.hpp"
 #include "sim/halo.hpp"
 #include "sim/injection.hpp"
+#include "sim/parallel/slab_rows.hpp"
 #include "sim/particle_physics.hpp"
 
 namespace sim {
@@ -43,8 +44,8 @@ class SteadyPhaseTimer final : public PhaseTimer {
 
 class CpuBackend final : public Backend {
  public:
-  CpuBackend(const Config& cfg, const Grid& g)
-      : cfg_(cfg), g_(g), rows_{g.ny, g.rows, static_cast<size_t>(g.pitch)} {
+  CpuBackend(const Config& cfg, const Grid& g, std::shared_ptr<const SlabRows> ranks)
+      : cfg_(cfg), g_(g), rows_{g.ny, g.rows, static_cast<size_t>(g.pitch)}, ranks_(std::move(ranks)) {
     // placed by the threads that sweep them (sim/cpu/cpu_memory.hpp)
     for (auto* f : {&u_, &v_, &uh_, &vh_, &us_, &vs_, &phi_, &phi2_, &rhs_, &open_}) first_touch(*f, rows_);
     row_sum_.assign(static_cast<size_t>(g.ny) + 3, 0.0);
@@ -55,7 +56,9 @@ class CpuBackend final : public Backend {
 
   std::string name() const override {
     std::ostringstream s;
-    s << "cpu (" << omp_get_max_threads() << " OpenMP threads)";
+    s << "cpu (" << omp_get_max_threads() << " OpenMP threads";
+    if (ranks_) s << " per rank, " << ranks_->ranks() << " MPI ranks in slabs of rows";
+    s << ")";
     return s.str();
   }
   std::string strategies() const override {
@@ -71,12 +74,16 @@ class CpuBackend final : public Backend {
     for (auto* f : {&uh_, &us_}) copy_rows(*f, u_, rows_);
     for (auto* f : {&vh_, &vs_}) copy_rows(*f, v_, rows_);
     parts_ = s.particles;
+    if (ranks_) keep_owned(parts_.view());
     aos_ = to_aos(parts_);
-    counters_ = s.counters;
+    counters_ = root() ? s.counters : ParticleCounters{};
     nonfinite_ = 0;
     for (auto* f : {&mu_, &mv_, &au_, &av_, &bu_, &bv_}) std::fill(f->begin(), f->end(), real(0));
   }
   void download(SimState& s) override {
+    if (ranks_) {
+      for (auto* f : {&u_, &v_, &phi_}) ranks_->gather(f->data());
+    }
     s.u.assign(u_.begin(), u_.end());
     s.v.assign(v_.begin(), v_.end());
     s.phi.assign(phi_.begin(), phi_.end());
@@ -84,12 +91,13 @@ class CpuBackend final : public Backend {
     if (cfg_.layout == Layout::aos) from_aos(aos_, s.particles);
     else s.particles = parts_;
     s.counters = counters_;
+    if (ranks_) gather_particles(s);
   }
   void set_constants(const Constants& c) override { k_ = c; }
 
   double max_velocity_rate() override {
     const int nx = g_.nx;
-    return reduce_rows<Max>(0, g_.ny, [&](int j) {
+    return reduce_rows<Max>(row_begin(), face_end(), [&](int j) {
       double m = 0;
       for (int i = 0; i <= nx; ++i) {
         m = max_nan(m, face_rate(u_.data(), v_.data(), i, j, at(k_, i, j), k_));  // a NaN face must reach next_dt
@@ -132,7 +140,7 @@ class CpuBackend final : public Backend {
 
   double compute_rhs() override {
     const real inv_dt = real(1) / k_.dt;
-    const double s2 = reduce_rows<Sum>(0, g_.ny - 1, [&](int j) {
+    const double s2 = reduce_rows<Sum>(row_begin(), cell_end(), [&](int j) {
       double acc = 0;
       for (int i = 0; i < g_.nx; ++i) {
         const int c = at(k_, i, j);
@@ -148,13 +156,15 @@ class CpuBackend final : public Backend {
   void fill_pressure_halo() override {
     real* p = phi_.data();
     const Constants k = k_;
+    const int j0 = row_begin(), j1 = cell_end();
 #pragma omp parallel
     {
 #pragma omp for schedule(static)
-      for (int j = 0; j < k.ny; ++j) halo_pressure_x(p, j, k);
+      for (int j = j0; j < j1; ++j) halo_pressure_x(p, j, k);
 #pragma omp for schedule(static)
       for (int i = -1; i <= k.nx; ++i) halo_pressure_y(p, i, k);
     }
+    if (ranks_) ranks_->exchange_halo(p, Stagger::cell);
   }
 
   // The sweeps stream: one parallel region per sweep, the grid rows in
@@ -169,10 +179,11 @@ class CpuBackend final : public Backend {
     const real* __restrict rhs = rhs_.data();
     const Constants k = k_;  // a local copy: no store to q can alias it
     const bool solids = k.has_solids != 0;
+    const int j0 = row_begin(), j1 = cell_end();
 #pragma omp parallel
     {
 #pragma omp for schedule(static)
-      for (int j = 0; j < k.ny; ++j) {
+      for (int j = j0; j < j1; ++j) {
         const int c0 = at(k, 0, j);
         if (!solids) jacobi_row_open(p + c0, q + c0, rhs + c0, k);
         else
@@ -186,6 +197,7 @@ class CpuBackend final : public Backend {
 #pragma omp for schedule(static)
       for (int i = -1; i <= k.nx; ++i) halo_pressure_y(q, i, k);
     }
+    if (ranks_) ranks_->exchange_halo(q, Stagger::cell);
     phi_.swap(phi2_);
   }
 
@@ -194,10 +206,11 @@ class CpuBackend final : public Backend {
     const real* __restrict rhs = rhs_.data();
     const Constants k = k_;
     const bool solids = k.has_solids != 0;
+    const int j0 = row_begin(), j1 = cell_end();
 #pragma omp parallel
     {
 #pragma omp for schedule(static)
-      for (int j = 0; j < k.ny; ++j) {
+      for (int j = j0; j < j1; ++j) {
         const int c0 = at(k, 0, j);
         const int first = (j + color) & 1;
         if (!solids) sor_row_open(p + c0, rhs + c0, first, k);
@@ -212,11 +225,12 @@ class CpuBackend final : public Backend {
 #pragma omp for schedule(static)
       for (int i = -1; i <= k.nx; ++i) halo_pressure_y(p, i, k);
     }
+    if (ranks_) ranks_->exchange_halo(p, Stagger::cell);
   }
 
   double residual_norm() override {
     const real* p = phi_.data();
-    return std::sqrt(reduce_rows<Sum>(0, g_.ny - 1, [&](int j) {
+    return std::sqrt(reduce_rows<Sum>(row_begin(), cell_end(), [&](int j) {
       double acc = 0;
       for (int i = 0; i < g_.nx; ++i) {
         const int c = at(k_, i, j);
@@ -230,18 +244,45 @@ class CpuBackend final : public Backend {
   }
 
   // Multigrid-preconditioned CG (sim/cpu/cpu_poisson.hpp).
+  // Split over ranks: rank 0 solves on the gathered right-hand side (the
+  // same bits as one rank), its scalars broadcast so every rank's driver
+  // takes the same path; the solution's rows are scattered at the end.
   void poisson_setup(const PoissonHierarchy& h) override { poisson_.setup(h, open_.data()); }
-  double pcg_start() override { return poisson_.pcg_start(rhs_.data()); }
-  void mg_load_residual() override { poisson_.mg_load_residual(); }
-  void mg_smooth(int level, int color) override { poisson_.mg_smooth(level, color); }
-  void mg_restrict(int level) override { poisson_.mg_restrict(level); }
-  void mg_prolong(int level) override { poisson_.mg_prolong(level); }
-  double pcg_dot_rz() override { return poisson_.pcg_dot_rz(); }
-  void pcg_direction(double beta) override { poisson_.pcg_direction(beta); }
-  double pcg_apply() override { return poisson_.pcg_apply(); }
-  double pcg_update(double alpha) override { return poisson_.pcg_update(alpha); }
-  double poisson_residual_norm() override { return poisson_.residual_norm(rhs_.data()); }
-  void pcg_finish() override { poisson_.finish(phi_.data()); }
+  double pcg_start() override {
+    if (ranks_) ranks_->gather(rhs_.data());
+    return on_root([&] { return poisson_.pcg_start(rhs_.data()); });
+  }
+  void mg_load_residual() override {
+    if (root()) poisson_.mg_load_residual();
+  }
+  void mg_smooth(int level, int color) override {
+    if (root()) poisson_.mg_smooth(level, color);
+  }
+  void mg_restrict(int level) override {
+    if (root()) poisson_.mg_restrict(level);
+  }
+  void mg_prolong(int level) override {
+    if (root()) poisson_.mg_prolong(level);
+  }
+  double pcg_dot_rz() override {
+    return on_root([&] { return poisson_.pcg_dot_rz(); });
+  }
+  void pcg_direction(double beta) override {
+    if (root()) poisson_.pcg_direction(beta);
+  }
+  double pcg_apply() override {
+    return on_root([&] { return poisson_.pcg_apply(); });
+  }
+  double pcg_update(double alpha) override {
+    return on_root([&] { return poisson_.pcg_update(alpha); });
+  }
+  double poisson_residual_norm() override {
+    return on_root([&] { return poisson_.residual_norm(rhs_.data()); });
+  }
+  void pcg_finish() override {
+    if (root()) poisson_.finish(phi_.data());
+    scatter_solution();
+  }
 
   // u = u** - dt grad p: from the float64 pressure of the multigrid and
   // transform solves when they run, else from phi.
@@ -253,19 +294,47 @@ class CpuBackend final : public Backend {
   // Transform solve (sim/cpu/cpu_fft.hpp) into the same float64 x.
   void fft_setup(const PoissonHierarchy& h) override {
     poisson_.setup_operator(h, open_.data());
-    fft_ = std::make_unique<CpuFftPoisson>(h);
+    if (root()) fft_ = std::make_unique<CpuFftPoisson>(h);
   }
-  void fft_solve() override { fft_->solve(rhs_.data(), poisson_.x().data(), phi_.data()); }
+  void fft_solve() override {
+    if (ranks_) ranks_->gather(rhs_.data());
+    if (root()) fft_->solve(rhs_.data(), poisson_.x().data(), phi_.data());
+    scatter_solution();
+  }
 
   Diagnostics diagnostics() override;
-  int64_t nonfinite_particles() override { return nonfinite_; }
+  int64_t nonfinite_particles() override { return ranks_ ? ranks_->sum(nonfinite_) : nonfinite_; }
   PhaseTimer& timer() override { return timer_; }
 
  private:
+  // Rows this rank computes: cells [row_begin, cell_end), faces
+  // [row_begin, face_end) (sim/parallel/slab_rows.hpp); all of them alone.
+  int row_begin() const { return ranks_ ? ranks_->j0() : 0; }
+  int cell_end() const { return ranks_ ? ranks_->j1() : g_.ny; }
+  int face_end() const { return ranks_ ? ranks_->face_end() : g_.ny + 1; }
+  bool root() const { return !ranks_ || ranks_->rank() == 0; }
+  // f() on rank 0, its value on every rank.
+  template <class F>
+  double on_root(F f) {
+    if (!ranks_) return f();
+    return ranks_->broadcast(root() ? f() : 0.0);
+  }
+  void scatter_solution() {
+    if (!ranks_) return;
+    ranks_->scatter(poisson_.x().data());
+    ranks_->scatter(phi_.data());
+  }
+  template <class View>
+  void keep_owned(View p);
+  template <class View>
+  void migrate(View p);
+  void gather_particles(SimState& s);
+
   template <class T>
   void project_from(const T* p) {
+    const int j0 = row_begin(), j1 = face_end();
 #pragma omp parallel for schedule(static)
-    for (int j = 0; j <= g_.ny; ++j)
+    for (int j = j0; j < j1; ++j)
       for (int i = 0; i <= g_.nx; ++i) {
         const int c = at(k_, i, j);
         if (active_u(i, j, k_)) u_[c] = solid_u_at(c) ? real(0) : project_point(u_[c], p[c - 1], p[c], k_.inv_dx, k_);
@@ -274,8 +343,14 @@ class CpuBackend final : public Backend {
     fill_halo(u_.data(), v_.data());
   }
 
-  struct Sum { static double op(double a, double b) { return a + b; } };
-  struct Max { static double op(double a, double b) { return max_nan(a, b); } };  // NaN-propagating
+  struct Sum {
+    static constexpr bool kMax = false;
+    static double op(double a, double b) { return a + b; }
+  };
+  struct Max {  // NaN-propagating
+    static constexpr bool kMax = true;
+    static double op(double a, double b) { return max_nan(a, b); }
+  };
   struct Nb { real self, w, e, s, n; };
   // A face's neighbourhood for momentum_u / momentum_v: component q at (di, dj).
   // Offsets up to 2: those two cells out go through wide_offset (periodic
@@ -303,8 +378,9 @@ class CpuBackend final : public Backend {
     const int P = k_.pitch;
     const bool solids = k_.has_solids != 0;
     const real* open = open_.data();
+    const int j0 = row_begin(), j1 = face_end();
 #pragma omp parallel for schedule(static)
-    for (int j = 0; j <= g_.ny; ++j)
+    for (int j = j0; j < j1; ++j)
       for (int i = 0; i <= g_.nx; ++i) {
         const int c = at(k_, i, j);
         const FaceNeighbours n{ui, vi, c, i, j, k_};
@@ -324,13 +400,18 @@ class CpuBackend final : public Backend {
     fill_halo(uo, vo);
   }
 
-  // Rows j0..j1 reduced per row in parallel, then over rows in order.
+  // Rows [j0, j1) reduced per row in parallel, then over rows in order
+  // (split over ranks: over all ranks' rows in order, the same bits).
   template <class Op, class RowFn>
   double reduce_rows(int j0, int j1, RowFn row) {
-    const int n = j1 - j0 + 1;
+    const int n = j1 - j0;
     if (static_cast<int>(row_sum_.size()) < n) row_sum_.resize(n);
 #pragma omp parallel for schedule(static)
     for (int r = 0; r < n; ++r) row_sum_[r] = row(j0 + r);
+    if (ranks_) {
+      const std::vector<double> rows(row_sum_.begin(), row_sum_.begin() + n);
+      return Op::kMax ? ranks_->max_rows(rows) : ranks_->sum_rows(rows);
+    }
     double acc = 0;
     for (int r = 0; r < n; ++r) acc = Op::op(acc, row_sum_[r]);
     return acc;
@@ -343,14 +424,22 @@ class CpuBackend final : public Backend {
     return {open_[c], open_[c - 1], open_[c + 1], open_[c - k_.pitch], open_[c + k_.pitch]};
   }
 
+  // Split over ranks: the domain sides' rules, then the neighbours' rows
+  // (the y-side rules write only rows other ranks own or the exchange
+  // overwrites, apart from the bottom and top ranks' own sides).
   void fill_halo(real* u, real* v) {
     const Constants k = k_;
+    const int j0 = row_begin(), j1 = face_end();
 #pragma omp parallel
     {
 #pragma omp for schedule(static)
-      for (int j = 0; j <= k.ny; ++j) halo_velocity_x(u, v, j, k);
+      for (int j = j0; j < j1; ++j) halo_velocity_x(u, v, j, k);
 #pragma omp for schedule(static)
       for (int i = -1; i <= k.nx + 1; ++i) halo_velocity_y(u, v, i, k);
+    }
+    if (ranks_) {
+      ranks_->exchange_halo(u, Stagger::u_face);
+      ranks_->exchange_halo(v, Stagger::v_face);
     }
   }
 
@@ -420,6 +509,7 @@ class CpuBackend final : public Backend {
   SteadyPhaseTimer timer_;
   CpuPoisson poisson_;                  // levels and the float64 pressure x
   std::unique_ptr<CpuFftPoisson> fft_;  // plans of the transform solve
+  std::shared_ptr<const SlabRows> ranks_;  // null: one process
 };
 
 template <class View>
@@ -459,8 +549,88 @@ void CpuBackend::particles_impl(View p, uint64_t first_id, int64_t count) {
     const uint64_t id = first_id + static_cast<uint64_t>(q);
     const int64_t slot = static_cast<int64_t>(id % static_cast<uint64_t>(n));
     if (p.alive(slot)) ++counters_.recycled;
-    p.store(slot, injected_particle(cfg_.seed, id, inj_));
+    const Particle fresh = injected_particle(cfg_.seed, id, inj_);
+    p.store(slot, fresh);
+    // split: the slot is dead on every rank but the one owning the position
+    if (ranks_ && ranks_->owner_of_point(fresh.x, fresh.y) != ranks_->rank()) p.alive(slot) = 0;
   }
+  if (ranks_) migrate(p);
+}
+
+// Split over ranks: a slot stays alive only on the rank owning its
+// particle's position (a non-finite position: on rank 0, for the watchdog).
+template <class View>
+void CpuBackend::keep_owned(View p) {
+  const int me = ranks_->rank();
+  for (int64_t i = 0; i < p.size(); ++i) {
+    if (!p.alive(i)) continue;
+    const int owner = ranks_->owner_of_point(p.x(i), p.y(i));
+    if ((owner < 0 ? 0 : owner) != me) p.alive(i) = 0;
+  }
+}
+
+// After a particle step: every particle whose position another rank owns
+// goes there, into the same slot (ids and slots are those of one rank).
+// A particle may cross any number of slabs in a step. Arrivals are stored
+// by ascending source rank; a non-finite position stays for the watchdog.
+template <class View>
+void CpuBackend::migrate(View p) {
+  struct Moved {
+    int64_t slot;
+    Particle p;
+  };
+  const Comm& comm = ranks_->comm();
+  const int me = comm.rank(), n = comm.size();
+  std::vector<std::vector<Moved>> out(static_cast<size_t>(n));
+  for (int64_t i = 0; i < p.size(); ++i) {
+    if (!p.alive(i)) continue;
+    const int owner = ranks_->owner_of_point(p.x(i), p.y(i));
+    if (owner < 0 || owner == me) continue;
+    out[static_cast<size_t>(owner)].push_back({i, p.load(i)});
+    p.alive(i) = 0;
+  }
+  std::vector<int64_t> send_count(static_cast<size_t>(n)), recv_count(static_cast<size_t>(n));
+  std::vector<SendBuffer> sends;
+  std::vector<RecvBuffer> recvs;
+  for (int q = 0; q < n; ++q) {
+    if (q == me) continue;
+    send_count[static_cast<size_t>(q)] = static_cast<int64_t>(out[static_cast<size_t>(q)].size());
+    sends.push_back({q, 3, &send_count[static_cast<size_t>(q)], sizeof(int64_t)});
+    recvs.push_back({q, 3, &recv_count[static_cast<size_t>(q)], sizeof(int64_t)});
+  }
+  comm.exchange(sends, recvs);
+  std::vector<std::vector<Moved>> in(static_cast<size_t>(n));
+  sends.clear();
+  recvs.clear();
+  for (int q = 0; q < n; ++q) {
+    if (q == me) continue;
+    auto& o = out[static_cast<size_t>(q)];
+    auto& a = in[static_cast<size_t>(q)];
+    a.resize(static_cast<size_t>(recv_count[static_cast<size_t>(q)]));
+    if (!o.empty()) sends.push_back({q, 4, o.data(), o.size() * sizeof(Moved)});
+    if (!a.empty()) recvs.push_back({q, 4, a.data(), a.size() * sizeof(Moved)});
+  }
+  comm.exchange(sends, recvs);
+  for (const auto& a : in)
+    for (const Moved& m : a) p.store(m.slot, m.p);
+}
+
+// Rank 0's copy gets every rank's live particles in their slots and the
+// counters summed; the fields were gathered by download.
+void CpuBackend::gather_particles(SimState& s) {
+  struct Held {
+    int64_t slot;
+    Particle p;
+  };
+  std::vector<Held> mine;
+  const HostParticles& p = s.particles;
+  for (size_t i = 0; i < p.size(); ++i)
+    if (p.alive[i]) mine.push_back({static_cast<int64_t>(i), p.load(i)});
+  const std::vector<Held> all = ranks_->comm().gatherv(mine);
+  s.counters.removed = ranks_->sum(s.counters.removed);
+  s.counters.recycled = ranks_->sum(s.counters.recycled);
+  if (!root()) return;
+  for (const Held& h : all) s.particles.store(static_cast<size_t>(h.slot), h.p);
 }
 
 // Passes 1 to 3 of the coupled step (sim/particle_physics.hpp): the
@@ -494,6 +664,12 @@ void CpuBackend::couple_fluid(View p) {
     row = wraps ? kAnyRow : std::min(stencil_u(x, y, k_).j, stencil_v(x, y, k_).j) + 1;
   }
   deposit_records<1>(n, {mu_.data()}, {mv_.data()});
+  if (ranks_) {  // the mass near a slab's side belongs to the neighbour's faces, and is read back
+    ranks_->fold(mu_.data(), Stagger::u_face);
+    ranks_->fold(mv_.data(), Stagger::v_face);
+    ranks_->refresh(mu_.data(), Stagger::u_face);
+    ranks_->refresh(mv_.data(), Stagger::v_face);
+  }
 
   const real* mu = mu_.data();
   const real* mv = mv_.data();
@@ -516,6 +692,10 @@ void CpuBackend::couple_fluid(View p) {
     if (q.bu == real(0) && q.au == real(0) && q.bv == real(0) && q.av == real(0)) row = kNoDepositKeepCoeffs;
   }
   deposit_records<2>(n, {bu_.data(), au_.data()}, {bv_.data(), av_.data()});
+  if (ranks_)
+    for (auto* f : {&bu_, &au_}) ranks_->fold(f->data(), Stagger::u_face);
+  if (ranks_)
+    for (auto* f : {&bv_, &av_}) ranks_->fold(f->data(), Stagger::v_face);
   update_coupled_faces();
 }
 
@@ -555,8 +735,9 @@ void CpuBackend::deposit_records(int64_t n, const std::array<real*, kQ>& to_u, c
 // Pass 3: every active fluid face takes the implicit drag of the particles
 // around it (solid faces stay 0); A and B are zeroed for the next step.
 void CpuBackend::update_coupled_faces() {
+  const int j0 = row_begin(), j1 = face_end();
 #pragma omp parallel for schedule(static)
-  for (int j = 0; j <= g_.ny; ++j)
+  for (int j = j0; j < j1; ++j)
     for (int i = 0; i <= g_.nx; ++i) {
       const int c = at(k_, i, j);
       if (active_u(i, j, k_) && !solid_u_at(c)) u_[c] = coupled_face_velocity(u_[c], au_[c], bu_[c], k_);
@@ -569,7 +750,7 @@ void CpuBackend::update_coupled_faces() {
 Diagnostics CpuBackend::diagnostics() {
   Diagnostics d;
   const int P = k_.pitch;
-  d.max_div = reduce_rows<Max>(0, g_.ny - 1, [&](int j) {
+  d.max_div = reduce_rows<Max>(row_begin(), cell_end(), [&](int j) {
     double m = 0;
     for (int i = 0; i < g_.nx; ++i) {
       const int c = at(k_, i, j);
@@ -578,7 +759,7 @@ Diagnostics CpuBackend::diagnostics() {
     return m;
   });
   FaceSums f{{0, 0}, 0, 0};
-  for (int j = 0; j <= g_.ny; ++j)
+  for (int j = row_begin(); j < face_end(); ++j)
     for (int i = 0; i <= g_.nx; ++i) add_face_point(f, i, j, at(k_, i, j), u_.data(), v_.data(), k_);
   d.fluid_momentum[0] = f.momentum[0];
   d.fluid_momentum[1] = f.momentum[1];
@@ -597,18 +778,32 @@ Diagnostics CpuBackend::diagnostics() {
   };
   if (cfg_.layout == Layout::aos) particles(ParticlesAoSView{aos_.data(), static_cast<int64_t>(aos_.size())});
   else particles(parts_.view());
+  d.counters = counters_;
+  if (ranks_) {  // each rank's sums, added in rank order
+    for (double* x : {&d.fluid_momentum[0], &d.fluid_momentum[1], &d.kinetic_energy, &d.particle_momentum[0],
+                      &d.particle_momentum[1], &d.particle_mean_v[0], &d.particle_mean_v[1]})
+      *x = ranks_->sum(*x);
+    d.max_speed = ranks_->max(d.max_speed);
+    d.alive = ranks_->sum(d.alive);
+    d.counters.removed = ranks_->sum(d.counters.removed);
+    d.counters.recycled = ranks_->sum(d.counters.recycled);
+  }
   if (d.alive > 0) {
     d.particle_mean_v[0] /= d.alive;
     d.particle_mean_v[1] /= d.alive;
   }
-  d.counters = counters_;
   return d;
 }
 
 }  // namespace
 
-std::unique_ptr<Backend> make_cpu_backend(const Config& cfg, const Grid& grid) {
-  return std::make_unique<CpuBackend>(cfg, grid);
+std::unique_ptr<Backend> make_cpu_backend(const Config& cfg, const Grid& grid, std::shared_ptr<const SlabRows> ranks) {
+  if (ranks && ranks->ranks() == 1) ranks = nullptr;
+  if (ranks && cfg.advection == AdvectionScheme::quick)
+    throw std::invalid_argument(
+        "fluid.advection = \"quick\" reads two rows past a face, and a run over several ranks exchanges one: "
+        "use \"central\" with mpirun, or run on one rank");
+  return std::make_unique<CpuBackend>(cfg, grid, std::move(ranks));
 }
 
 }  // namespace sim

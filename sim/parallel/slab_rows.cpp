@@ -1,0 +1,232 @@
+// Slab rows over Comm: reductions gathered and folded on rank 0 and
+// broadcast (so their order is the rows' order), whole-row messages for
+// gathers, scatters and the deposit fold.
+#include "sim/parallel/slab_rows.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+namespace sim {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Adds the wall time of a scope to a counter.
+class Timed {
+ public:
+  explicit Timed(double& total) : total_(total), t0_(Clock::now()) {}
+  ~Timed() { total_ += std::chrono::duration<double, std::milli>(Clock::now() - t0_).count(); }
+  Timed(const Timed&) = delete;
+  Timed& operator=(const Timed&) = delete;
+
+ private:
+  double& total_;
+  Clock::time_point t0_;
+};
+
+}  // namespace
+
+SlabRows::SlabRows(const Comm& comm, const Domain& d)
+    : comm_(comm), dec_(Decomposition::slabs(d, comm.size())) {
+  const Box b = dec_.box(comm.rank());
+  local_ = dec_.local_grid(comm.rank());
+  j0_ = b.j0;
+  j1_ = b.j1;
+  ny_ = d.ny;
+  pitch_ = static_cast<int>(Grid::pitch_for(d.nx));
+  rows_ = static_cast<int>(Grid::rows_for(d.ny));
+  periodic_y_ = d.periodic_y;
+}
+
+int SlabRows::owner_of_point(double x, double y) const {
+  if (!std::isfinite(x) || !std::isfinite(y)) return -1;
+  return dec_.owner_of_point(x, y);
+}
+
+double SlabRows::fold_values(const std::vector<double>& values, bool max) const {
+  Timed t(comm_ms_);
+  const std::vector<double> all = comm_.gatherv(values);
+  double acc = 0;
+  if (comm_.rank() == 0)
+    for (const double v : all) acc = max ? max_nan(acc, v) : acc + v;
+  std::vector<char> bytes(sizeof acc);
+  std::memcpy(bytes.data(), &acc, sizeof acc);
+  comm_.broadcast(bytes, 0);
+  std::memcpy(&acc, bytes.data(), sizeof acc);
+  return acc;
+}
+
+double SlabRows::sum_rows(const std::vector<double>& values) const { return fold_values(values, false); }
+double SlabRows::max_rows(const std::vector<double>& values) const { return fold_values(values, true); }
+double SlabRows::sum(double x) const { return fold_values({x}, false); }
+double SlabRows::max(double x) const { return fold_values({x}, true); }
+int64_t SlabRows::sum(int64_t x) const {
+  Timed t(comm_ms_);
+  return comm_.allreduce_sum(x);
+}
+
+double SlabRows::broadcast(double x) const {
+  Timed t(comm_ms_);
+  std::vector<char> bytes(sizeof x);
+  std::memcpy(bytes.data(), &x, sizeof x);
+  comm_.broadcast(bytes, 0);
+  std::memcpy(&x, bytes.data(), sizeof x);
+  return x;
+}
+
+template <class T>
+void SlabRows::exchange_halo(T* field, Stagger s) const {
+  Timed t(comm_ms_);
+  // Storage row j0 - 1 of the whole grid is the box's row -1.
+  exchange_halo_y(comm_, dec_, field + static_cast<size_t>(j0_) * pitch_, local_, s);
+}
+
+template <class T>
+void SlabRows::gather(T* field) const {
+  Timed t(comm_ms_);
+  // Storage rows (row j at j + 1) this rank sends.
+  const int lo = j0_ == 0 ? 0 : j0_ + 1;
+  const int hi = top() ? rows_ : j1_ + 1;
+  const size_t row_bytes = static_cast<size_t>(pitch_) * sizeof(T);
+  const std::vector<char> all = comm_.gatherv(field + static_cast<size_t>(lo) * pitch_, (hi - lo) * row_bytes);
+  if (comm_.rank() != 0) return;
+  if (all.size() != static_cast<size_t>(rows_) * row_bytes)
+    throw std::logic_error("slab gather: " + std::to_string(all.size()) + " bytes for " + std::to_string(rows_) +
+                           " rows");
+  std::memcpy(field, all.data(), all.size());
+}
+
+template <class T>
+void SlabRows::scatter(T* field) const {
+  Timed t(comm_ms_);
+  const size_t row = static_cast<size_t>(pitch_);
+  std::vector<SendBuffer> sends;
+  std::vector<RecvBuffer> recvs;
+  // Rows j0 - 1 .. j1 + 1 are storage rows j0 .. j1 + 2.
+  auto window = [&](int r, size_t& first, size_t& count) {
+    first = static_cast<size_t>(first_row(r)) * row;
+    count = static_cast<size_t>(end_row(r) - first_row(r) + 3) * row;
+  };
+  size_t first = 0, count = 0;
+  if (comm_.rank() == 0) {
+    for (int r = 1; r < comm_.size(); ++r) {
+      window(r, first, count);
+      sends.push_back({r, 0, field + first, count * sizeof(T)});
+    }
+  } else {
+    window(comm_.rank(), first, count);
+    recvs.push_back({0, 0, field + first, count * sizeof(T)});
+  }
+  comm_.exchange(sends, recvs);
+}
+
+int SlabRows::owner_of_row(int row, Stagger s) const {
+  if (row == ny_ && s == Stagger::v_face) return comm_.size() - 1;  // the closed top's face row
+  return dec_.owner_of_cell(0, row);
+}
+
+std::vector<int> SlabRows::borrowed_rows(int rank, Stagger s) const {
+  const int a = first_row(rank), b = end_row(rank);
+  std::vector<int> rows{a - 1, b};
+  if (s == Stagger::v_face) rows.push_back(b + 1);
+  std::vector<int> out;
+  for (int r : rows) {
+    if (periodic_y_) r = ((r % ny_) + ny_) % ny_;
+    const int last = (s == Stagger::v_face && !periodic_y_) ? ny_ : ny_ - 1;
+    if (r < 0 || r > last) continue;
+    if (owner_of_row(r, s) == rank) continue;
+    out.push_back(r);
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+void SlabRows::fold(real* field, Stagger s) const {
+  Timed t(comm_ms_);
+  const int me = comm_.rank(), n = comm_.size();
+  const size_t row = static_cast<size_t>(pitch_);
+  auto at_row = [&](int r) { return field + static_cast<size_t>(r + 1) * row; };
+  // Sends: my borrowed rows, one message per owner, rows in ascending order.
+  const std::vector<int> mine = borrowed_rows(me, s);
+  std::vector<std::vector<real>> out(static_cast<size_t>(n)), in(static_cast<size_t>(n));
+  for (const int r : mine) {
+    auto& b = out[static_cast<size_t>(owner_of_row(r, s))];
+    b.insert(b.end(), at_row(r), at_row(r) + row);
+  }
+  std::vector<std::vector<int>> arriving(static_cast<size_t>(n));
+  for (int q = 0; q < n; ++q) {
+    if (q == me) continue;
+    for (const int r : borrowed_rows(q, s))
+      if (owner_of_row(r, s) == me) arriving[static_cast<size_t>(q)].push_back(r);
+    in[static_cast<size_t>(q)].resize(arriving[static_cast<size_t>(q)].size() * row);
+  }
+  std::vector<SendBuffer> sends;
+  std::vector<RecvBuffer> recvs;
+  for (int q = 0; q < n; ++q) {
+    auto& o = out[static_cast<size_t>(q)];
+    auto& i = in[static_cast<size_t>(q)];
+    if (!o.empty()) sends.push_back({q, 1, o.data(), o.size() * sizeof(real)});
+    if (!i.empty()) recvs.push_back({q, 1, i.data(), i.size() * sizeof(real)});
+  }
+  comm_.exchange(sends, recvs);
+  for (const int r : mine) std::fill(at_row(r), at_row(r) + row, real(0));
+  for (int q = 0; q < n; ++q) {
+    const auto& rows = arriving[static_cast<size_t>(q)];
+    for (size_t k = 0; k < rows.size(); ++k) {
+      real* dst = at_row(rows[k]);
+      const real* src = in[static_cast<size_t>(q)].data() + k * row;
+      for (size_t c = 0; c < row; ++c) dst[c] += src[c];
+    }
+  }
+}
+
+void SlabRows::refresh(real* field, Stagger s) const {
+  Timed t(comm_ms_);
+  const int me = comm_.rank(), n = comm_.size();
+  const size_t row = static_cast<size_t>(pitch_);
+  auto at_row = [&](int r) { return field + static_cast<size_t>(r + 1) * row; };
+  const std::vector<int> mine = borrowed_rows(me, s);
+  std::vector<std::vector<real>> out(static_cast<size_t>(n)), in(static_cast<size_t>(n));
+  std::vector<std::vector<int>> wanted(static_cast<size_t>(n));  // my rows rank q borrows
+  for (int q = 0; q < n; ++q) {
+    if (q == me) continue;
+    for (const int r : borrowed_rows(q, s))
+      if (owner_of_row(r, s) == me) {
+        wanted[static_cast<size_t>(q)].push_back(r);
+        out[static_cast<size_t>(q)].insert(out[static_cast<size_t>(q)].end(), at_row(r), at_row(r) + row);
+      }
+  }
+  std::vector<int> count(static_cast<size_t>(n), 0);
+  for (const int r : mine) ++count[static_cast<size_t>(owner_of_row(r, s))];
+  std::vector<SendBuffer> sends;
+  std::vector<RecvBuffer> recvs;
+  for (int q = 0; q < n; ++q) {
+    auto& o = out[static_cast<size_t>(q)];
+    auto& i = in[static_cast<size_t>(q)];
+    i.resize(static_cast<size_t>(count[static_cast<size_t>(q)]) * row);
+    if (!o.empty()) sends.push_back({q, 2, o.data(), o.size() * sizeof(real)});
+    if (!i.empty()) recvs.push_back({q, 2, i.data(), i.size() * sizeof(real)});
+  }
+  comm_.exchange(sends, recvs);
+  std::vector<size_t> next(static_cast<size_t>(n), 0);
+  for (const int r : mine) {
+    const int q = owner_of_row(r, s);
+    const real* src = in[static_cast<size_t>(q)].data() + next[static_cast<size_t>(q)]++ * row;
+    std::copy(src, src + row, at_row(r));
+  }
+}
+
+template void SlabRows::exchange_halo<float>(float*, Stagger) const;
+template void SlabRows::exchange_halo<double>(double*, Stagger) const;
+template void SlabRows::gather<float>(float*) const;
+template void SlabRows::gather<double>(double*) const;
+template void SlabRows::scatter<float>(float*) const;
+template void SlabRows::scatter<double>(double*) const;
+
+}  // namespace sim

@@ -1,0 +1,102 @@
+// A rank of a run split into slabs of rows (Decomposition::slabs), as the
+// CPU backend holds it: every rank keeps each field in the storage of the
+// whole grid (global indices, so the shared physics, boundary rules and
+// obstacles run unchanged), computes only the rows it owns, and keeps the
+// halo rows next to them current with its neighbours' values. Memory per
+// rank is that of the whole grid; the work per rank is its share.
+//
+// Rows owned: cells and u faces in rows [j0, j1); v faces in [j0, j1),
+// plus face row ny on the top rank when y is closed (face_end()).
+//
+// Everything here is collective over the communicator, in the same order on
+// every rank. Reductions over rows fold the rows' values in global row
+// order on one rank, so their bits are those of one rank folding all rows:
+// a decomposed run computes the same norms, CFL rate and divergence as one
+// rank, bit for bit.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "sim/grid.hpp"
+#include "sim/parallel/comm.hpp"
+#include "sim/parallel/decomposition.hpp"
+#include "sim/parallel/halo_exchange.hpp"
+
+namespace sim {
+
+class SlabRows {
+ public:
+  // Decomposition::slabs of `d` over the communicator's ranks; throws
+  // std::invalid_argument when there are more ranks than rows.
+  SlabRows(const Comm& comm, const Domain& d);
+
+  const Comm& comm() const { return comm_; }
+  const Decomposition& decomposition() const { return dec_; }
+  int rank() const { return comm_.rank(); }
+  int ranks() const { return comm_.size(); }
+  int j0() const { return j0_; }
+  int j1() const { return j1_; }
+  bool top() const { return j1_ == ny_; }
+  // End of the face rows this rank updates: j1, or ny + 1 on the top rank
+  // (the v faces of row ny; a rule that skips inactive faces skips the rest).
+  int face_end() const { return top() ? ny_ + 1 : j1_; }
+  int first_row(int rank) const { return dec_.box(rank).j0; }
+  int end_row(int rank) const { return dec_.box(rank).j1; }
+  // Owner of a particle position (Decomposition::owner_of_point); -1 for a
+  // non-finite one.
+  int owner_of_point(double x, double y) const;
+
+  // Each rank passes the values of its rows in order (`values[r]` for row
+  // first + r); every rank gets the fold over all ranks' rows in rank (so
+  // row) order, starting from 0: a + b, or the NaN-propagating max.
+  double sum_rows(const std::vector<double>& values) const;
+  double max_rows(const std::vector<double>& values) const;
+  // Rank 0's value on every rank.
+  double broadcast(double x) const;
+  // A sum and a NaN-propagating max of one value per rank, in rank order.
+  double sum(double x) const;
+  double max(double x) const;
+  int64_t sum(int64_t x) const;
+
+  // The halo rows of a field (storage of the whole grid) from the
+  // neighbours: exchange_halo_y over the rank's rows. Call after the
+  // field's boundary fill, as halo_exchange.hpp says.
+  template <class T>
+  void exchange_halo(T* field, Stagger s) const;
+  // Rank 0's field gets every rank's owned storage rows (the bottom rank's
+  // from row -1, the top rank's up to row ny + 1): the whole field as one
+  // rank holding all rows would. Other ranks' fields are left as they are.
+  template <class T>
+  void gather(T* field) const;
+  // Every rank's rows j0 - 1 .. j1 + 1 from rank 0's field.
+  template <class T>
+  void scatter(T* field) const;
+
+  // Deposits (the coupled particle step): a rank's particles add to face
+  // rows next to its own (j0 - 1, j1 and, for v, j1 + 1; wrapped on a
+  // periodic y). fold adds what landed on those rows to their owners'
+  // (each owner: its own value, then the arrivals by ascending rank) and
+  // zeroes them where they landed; refresh copies the owners' values back.
+  void fold(real* field, Stagger s) const;
+  void refresh(real* field, Stagger s) const;
+
+  // Wall time spent in this object's calls, and their count.
+  double comm_ms() const { return comm_ms_; }
+
+ private:
+  // Rows (global, in [0, ny] ) that `rank`'s deposits reach and another
+  // rank owns, deduplicated, in ascending order.
+  std::vector<int> borrowed_rows(int rank, Stagger s) const;
+  int owner_of_row(int row, Stagger s) const;
+  double fold_values(const std::vector<double>& values, bool max) const;
+
+  Comm comm_;
+  Decomposition dec_;
+  Grid local_;  // the rank's box (Decomposition::local_grid): the exchange's frame
+  int j0_ = 0, j1_ = 0, ny_ = 0, pitch_ = 0, rows_ = 0;
+  bool periodic_y_ = false;
+  mutable double comm_ms_ = 0;
+};
+
+}  // namespace sim
