@@ -6,14 +6,15 @@
 # runtime and driver 580 but not CLI11/doctest/toml++, and a newer glibc (2.39 vs 2.36 here),
 # so everything but glibc's own libraries (libc, libm, the loader, and
 # libresolv, libdl, libpthread, librt, which must match the device's libc)
-# travels.
+# travels. MPI is left out (-DSIM_MPI=OFF): the GPU machine has no Open MPI,
+# and runs over several ranks use the CPU backend.
 #
 # Extra arguments go to the cmake configure step, e.g.
 #   scripts/gpu-run.sh -DCMAKE_CUDA_FLAGS=-fmad=false   (no FMA contraction; stays in the cache)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-cmake -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DSIM_CUDA=ON "$@"
+cmake -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DSIM_CUDA=ON -DSIM_MPI=OFF "$@"
 cmake --build build-gpu -j2
 
 rm -rf .gpu

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# A run over 3 ranks that fails ends every rank with one line, the line one
+# rank prints, and a non-zero status; the snapshots written before stay.
+#   split_failure.sh SIM CONFIG_DIR
+set -euo pipefail
+sim=$1 configs=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=1
+failed=0
+expect() {  # what, expected status, one-rank stderr file, split stderr file, status
+  local lines
+  lines=$(grep -c "^sim: error: " "$4" || true)
+  if [[ $5 != "$2" || $lines != 1 ]] || ! grep -qxF "$(grep '^sim: error: ' "$3")" "$4"; then
+    echo "split_failure: $1: status $5 (expected $2), $lines error lines; one rank said:"
+    cat "$3"
+    echo "3 ranks said:"
+    grep -v '^ *$' "$4" | head -n 20
+    failed=1
+  fi
+}
+# The box blown up by 100 g (tests/watchdog_test.cpp): the watchdog's line.
+blowup=(--quiet --set gravity.y=-981 --set particles.density=8000 --set time.dt=1e-3 --set run.snapshot_every=5
+        --set run.steps=200)
+status=0
+"$sim" "${blowup[@]}" --output "$work/one" "$configs/box.toml" 2> "$work/one.err" || true
+mpirun -np 3 --oversubscribe "$sim" "${blowup[@]}" --output "$work/three" "$configs/box.toml" > /dev/null \
+  2> "$work/three.err" || status=$?
+expect "blow-up" 1 "$work/one.err" "$work/three.err" "$status"
+if [[ ! -f $work/three/snap_000005.h5 ]]; then echo "split_failure: blow-up: no snapshot kept"; failed=1; fi
+# A config error: every rank reads the config, rank 0 alone says so.
+status=0
+"$sim" --quiet --set run.bogus=1 "$configs/cavity.toml" 2> "$work/one.err" || true
+mpirun -np 3 --oversubscribe "$sim" --quiet --set run.bogus=1 "$configs/cavity.toml" > /dev/null 2> "$work/three.err" ||
+  status=$?
+expect "config error" 2 "$work/one.err" "$work/three.err" "$status"
+[[ $failed == 0 ]] && echo "split_failure: one line and the right status from 3 ranks"
+exit "$failed"
