@@ -193,8 +193,18 @@ Domain domain_of(const Config& cfg) {
   return d;
 }
 
-int run(const Config& cfg, const RunOptions& opts, std::ostream& out, std::ostream& err) {
+// Over several ranks the transform solve runs on rank 0 alone (the
+// right-hand side gathered, the solution scattered), while multigrid runs
+// on every rank's rows: `auto` takes multigrid there.
+Config config_for_ranks(const Config& given, int ranks) {
+  Config cfg = given;
+  if (ranks > 1 && cfg.solver == PressureSolverKind::auto_) cfg.solver = PressureSolverKind::multigrid;
+  return cfg;
+}
+
+int run(const Config& given, const RunOptions& opts, std::ostream& out, std::ostream& err) {
   const Comm& comm = opts.comm;
+  const Config cfg = config_for_ranks(given, comm.size());
   const bool split = comm.size() > 1;
   const bool root = comm.rank() == 0;
   const bool talk = root && !opts.quiet;  // rank 0 alone prints

@@ -52,6 +52,7 @@ class CpuBackend final : public Backend {
     if (cfg.two_way)
       for (auto* f : {&mu_, &mv_, &au_, &av_, &bu_, &bv_}) first_touch(*f, rows_);
     inj_ = make_injection(cfg.inject);
+    if (ranks_) poisson_.split(ranks_);
   }
 
   std::string name() const override {
@@ -244,45 +245,20 @@ class CpuBackend final : public Backend {
   }
 
   // Multigrid-preconditioned CG (sim/cpu/cpu_poisson.hpp).
-  // Split over ranks: rank 0 solves on the gathered right-hand side (the
-  // same bits as one rank), its scalars broadcast so every rank's driver
-  // takes the same path; the solution's rows are scattered at the end.
+  // Multigrid-preconditioned CG (sim/cpu/cpu_poisson.hpp; split over
+  // ranks there, each rank its rows of every level).
   void poisson_setup(const PoissonHierarchy& h) override { poisson_.setup(h, open_.data()); }
-  double pcg_start() override {
-    if (ranks_) ranks_->gather(rhs_.data());
-    return on_root([&] { return poisson_.pcg_start(rhs_.data()); });
-  }
-  void mg_load_residual() override {
-    if (root()) poisson_.mg_load_residual();
-  }
-  void mg_smooth(int level, int color) override {
-    if (root()) poisson_.mg_smooth(level, color);
-  }
-  void mg_restrict(int level) override {
-    if (root()) poisson_.mg_restrict(level);
-  }
-  void mg_prolong(int level) override {
-    if (root()) poisson_.mg_prolong(level);
-  }
-  double pcg_dot_rz() override {
-    return on_root([&] { return poisson_.pcg_dot_rz(); });
-  }
-  void pcg_direction(double beta) override {
-    if (root()) poisson_.pcg_direction(beta);
-  }
-  double pcg_apply() override {
-    return on_root([&] { return poisson_.pcg_apply(); });
-  }
-  double pcg_update(double alpha) override {
-    return on_root([&] { return poisson_.pcg_update(alpha); });
-  }
-  double poisson_residual_norm() override {
-    return on_root([&] { return poisson_.residual_norm(rhs_.data()); });
-  }
-  void pcg_finish() override {
-    if (root()) poisson_.finish(phi_.data());
-    scatter_solution();
-  }
+  double pcg_start() override { return poisson_.pcg_start(rhs_.data()); }
+  void mg_load_residual() override { poisson_.mg_load_residual(); }
+  void mg_smooth(int level, int color) override { poisson_.mg_smooth(level, color); }
+  void mg_restrict(int level) override { poisson_.mg_restrict(level); }
+  void mg_prolong(int level) override { poisson_.mg_prolong(level); }
+  double pcg_dot_rz() override { return poisson_.pcg_dot_rz(); }
+  void pcg_direction(double beta) override { poisson_.pcg_direction(beta); }
+  double pcg_apply() override { return poisson_.pcg_apply(); }
+  double pcg_update(double alpha) override { return poisson_.pcg_update(alpha); }
+  double poisson_residual_norm() override { return poisson_.residual_norm(rhs_.data()); }
+  void pcg_finish() override { poisson_.finish(phi_.data()); }
 
   // u = u** - dt grad p: from the float64 pressure of the multigrid and
   // transform solves when they run, else from phi.
@@ -291,7 +267,9 @@ class CpuBackend final : public Backend {
     else project_from(phi_.data());
   }
 
-  // Transform solve (sim/cpu/cpu_fft.hpp) into the same float64 x.
+  // Transform solve (sim/cpu/cpu_fft.hpp) into the same float64 x; split
+  // over ranks, rank 0 solves on the gathered right-hand side (the same
+  // bits as one rank) and every rank takes its rows of the solution.
   void fft_setup(const PoissonHierarchy& h) override {
     poisson_.setup_operator(h, open_.data());
     if (root()) fft_ = std::make_unique<CpuFftPoisson>(h);
@@ -313,16 +291,10 @@ class CpuBackend final : public Backend {
   int cell_end() const { return ranks_ ? ranks_->j1() : g_.ny; }
   int face_end() const { return ranks_ ? ranks_->face_end() : g_.ny + 1; }
   bool root() const { return !ranks_ || ranks_->rank() == 0; }
-  // f() on rank 0, its value on every rank.
-  template <class F>
-  double on_root(F f) {
-    if (!ranks_) return f();
-    return ranks_->broadcast(root() ? f() : 0.0);
-  }
   void scatter_solution() {
     if (!ranks_) return;
-    ranks_->scatter(poisson_.x().data());
-    ranks_->scatter(phi_.data());
+    ranks_->scatter(poisson_.x().data(), g_.ny + 2);  // the solve's cell-only layout
+    ranks_->scatter(phi_.data(), g_.rows);
   }
   template <class View>
   void keep_owned(View p);

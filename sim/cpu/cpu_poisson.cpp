@@ -27,6 +27,69 @@ void CpuPoisson::setup_operator(const PoissonHierarchy& h, const real* open) {
   const size_t n = levels_[0].op.size();
   for (auto* v : {&x_, &r_, &p_, &q_}) v->assign(n, 0.0);
   row_sum_.assign(static_cast<size_t>(levels_[0].op.ny), 0.0);
+  plan_split();
+}
+
+int CpuPoisson::owner(const Level& L, int row) const {
+  for (size_t r = 0; r + 1 < L.first.size(); ++r)
+    if (row >= L.first[r] && row < L.first[r + 1]) return static_cast<int>(r);
+  return -1;
+}
+
+// Each level's rows per rank, and the rows each rank copies in: its halo
+// rows (wrapped on a periodic y), the parent row of its first fine row
+// (the prolongation's), and the residual row past its slab (the
+// restriction's, when its last coarse row has a child there).
+void CpuPoisson::plan_split() {
+  const int n = ranks_ ? ranks_->ranks() : 1;
+  const int me = ranks_ ? ranks_->rank() : 0;
+  for (size_t l = 0; l < levels_.size(); ++l) {
+    Level& L = levels_[l];
+    L.first.assign(static_cast<size_t>(n) + 1, 0);
+    for (int r = 0; r < n; ++r)
+      L.first[static_cast<size_t>(r)] =
+          !ranks_ ? 0 : l == 0 ? ranks_->first_row(r) : (levels_[l - 1].first[static_cast<size_t>(r)] + 1) / 2;
+    L.first[static_cast<size_t>(n)] = L.op.ny;
+    L.lo = L.first[static_cast<size_t>(me)];
+    L.hi = L.first[static_cast<size_t>(me) + 1];
+  }
+  if (!ranks_) return;
+  const bool periodic = ranks_->periodic_y();
+  for (size_t l = 0; l < levels_.size(); ++l) {
+    Level& L = levels_[l];
+    const int ny = L.op.ny;
+    L.halo.assign(static_cast<size_t>(n), {});
+    L.below.assign(static_cast<size_t>(n), {});
+    for (int q = 0; q < n; ++q) {
+      auto want = [&](std::vector<SlabRows::RowCopy>& list, int dst) {
+        int src = dst;
+        if (dst < 0 || dst >= ny) {
+          if (!periodic) return;  // a closed side's ghost: the rank's own rule
+          src = dst < 0 ? ny - 1 : 0;
+        }
+        const int o = owner(L, src);
+        if (o == q) return;
+        for (const auto& w : list)
+          if (w.dst == dst) return;
+        list.push_back({dst, src, o});
+      };
+      const int lo = L.first[static_cast<size_t>(q)], hi = L.first[static_cast<size_t>(q) + 1];
+      if (lo < hi) {
+        want(L.halo[static_cast<size_t>(q)], lo - 1);
+        want(L.halo[static_cast<size_t>(q)], hi);
+      }
+      if (l >= 1) {
+        const Level& F = levels_[l - 1];
+        if (F.first[static_cast<size_t>(q)] < F.first[static_cast<size_t>(q) + 1])
+          want(L.halo[static_cast<size_t>(q)], F.first[static_cast<size_t>(q)] / 2);
+      }
+      if (l + 1 < levels_.size()) {
+        const Level& C = levels_[l + 1];
+        if (C.first[static_cast<size_t>(q)] < C.first[static_cast<size_t>(q) + 1] && hi < ny && (hi & 1))
+          want(L.below[static_cast<size_t>(q)], hi);
+      }
+    }
+  }
 }
 
 void CpuPoisson::setup(const PoissonHierarchy& h, const real* open) {
@@ -45,31 +108,39 @@ void CpuPoisson::setup(const PoissonHierarchy& h, const real* open) {
   for (Level& l : levels_) {
     l.e.assign(l.op.size(), real(0));
     l.f.assign(l.op.size(), real(0));
+    if (ranks_) l.res.assign(l.op.size(), real(0));
   }
+  plan_split();
 }
 
 template <class T>
 void CpuPoisson::fill_halo(int level, T* a) {
-  const PoissonLevel& L = levels_[level].op;
+  const Level& V = levels_[level];
+  const PoissonLevel& L = V.op;
   const GhostRule* ghost = ghost_;
+  const int lo = V.lo, hi = V.hi;
 #pragma omp parallel if (L.ny >= kParallelRows)
   {
 #pragma omp for schedule(static)
-    for (int j = 0; j < L.ny; ++j) poisson_halo_x(a, j, L.nx, L.pitch, ghost);
+    for (int j = lo; j < hi; ++j) poisson_halo_x(a, j, L.nx, L.pitch, ghost);
 #pragma omp for schedule(static)
     for (int i = -1; i <= L.nx; ++i) poisson_halo_y(a, i, L.ny, L.pitch, ghost);
   }
+  if (ranks_) ranks_->copy_rows(a, L.pitch, V.halo);
 }
 
 // Rows summed in parallel, then over rows in order: the same sum for any
 // thread count.
+// Split: this rank's rows of level 0, then all ranks' rows in order.
 template <class RowFn>
 double CpuPoisson::sum_rows(int ny, RowFn row) {
-  if (static_cast<int>(row_sum_.size()) < ny) row_sum_.resize(ny);
+  const int lo = ranks_ ? levels_[0].lo : 0, n = ranks_ ? levels_[0].hi - lo : ny;
+  if (static_cast<int>(row_sum_.size()) < n) row_sum_.resize(n);
 #pragma omp parallel for schedule(static)
-  for (int j = 0; j < ny; ++j) row_sum_[j] = row(j);
+  for (int j = 0; j < n; ++j) row_sum_[j] = row(lo + j);
+  if (ranks_) return ranks_->sum_rows(std::vector<double>(row_sum_.begin(), row_sum_.begin() + n));
   double acc = 0;
-  for (int j = 0; j < ny; ++j) acc += row_sum_[j];
+  for (int j = 0; j < n; ++j) acc += row_sum_[j];
   return acc;
 }
 
@@ -112,8 +183,9 @@ void CpuPoisson::mg_load_residual() {
   real* f = L.f.data();
   real* e = L.e.data();
   const int P = L.op.pitch;
+  const int j0 = std::max(-1, L.lo - 1), j1 = std::min(L.op.ny, L.hi);  // alone: -1 .. ny
 #pragma omp parallel for schedule(static)
-  for (int j = -1; j <= L.op.ny; ++j)
+  for (int j = j0; j <= j1; ++j)
     for (int c = (j + 1) * P; c < (j + 2) * P; ++c) {
       f[c] = static_cast<real>(r_[c]);
       e[c] = real(0);
@@ -133,10 +205,11 @@ void CpuPoisson::mg_smooth(int level, int color) {
   const real* cx = o.cx.data();
   const real* cy = o.cy.data();
   const GhostRule* ghost = ghost_;
+  const int lo = L.lo, hi = L.hi;
 #pragma omp parallel if (ny >= kParallelRows)
   {
 #pragma omp for schedule(static)
-    for (int j = 0; j < ny; ++j) {
+    for (int j = lo; j < hi; ++j) {
       for (int i = (j + color) & 1; i < nx; i += 2) {
         const int c = o.index(i, j);
         e[c] = poisson_relax_point(e[c - 1], e[c + 1], e[c - P], e[c + P], f[c], cx[c], cx[c + 1], cy[c], cy[c + P]);
@@ -146,6 +219,7 @@ void CpuPoisson::mg_smooth(int level, int color) {
 #pragma omp for schedule(static)
     for (int i = -1; i <= nx; ++i) poisson_halo_y(e, i, ny, P, ghost);
   }
+  if (ranks_) ranks_->copy_rows(e, P, L.halo);
 }
 
 // f_{l+1} = sum over the open children of (f_l - A_l e_l); e_{l+1} = 0.
@@ -160,6 +234,10 @@ void CpuPoisson::mg_restrict(int level) {
   const real* cx = fo.cx.data();
   const real* cy = fo.cy.data();
   std::fill(C.e.begin(), C.e.end(), real(0));
+  if (ranks_) {
+    restrict_split(level);
+    return;
+  }
 #pragma omp parallel for schedule(static) if (co.ny >= kParallelRows / 2)
   for (int J = 0; J < co.ny; ++J)
     for (int I = 0; I < co.nx; ++I) {
@@ -176,6 +254,45 @@ void CpuPoisson::mg_restrict(int level) {
     }
 }
 
+// The same sums over ranks: f - A e on this rank's fine rows (the same
+// float values as above), the row past the slab from its owner, then this
+// rank's coarse rows.
+void CpuPoisson::restrict_split(int level) {
+  Level& F = levels_[level];
+  Level& C = levels_[level + 1];
+  const PoissonLevel& fo = F.op;
+  const PoissonLevel& co = C.op;
+  const int P = fo.pitch;
+  const real* e = F.e.data();
+  const real* f = F.f.data();
+  const real* cx = fo.cx.data();
+  const real* cy = fo.cy.data();
+  real* res = F.res.data();
+#pragma omp parallel for schedule(static) if (fo.ny >= kParallelRows)
+  for (int j = F.lo; j < F.hi; ++j)
+    for (int i = 0; i < fo.nx; ++i) {
+      const int c = fo.index(i, j);
+      res[c] = F.open[c] ? f[c] - poisson_apply_point(e[c], e[c - 1], e[c + 1], e[c - P], e[c + P], cx[c], cx[c + 1],
+                                                       cy[c], cy[c + P])
+                         : real(0);
+    }
+  ranks_->copy_rows(res, P, F.below);
+#pragma omp parallel for schedule(static) if (co.ny >= kParallelRows / 2)
+  for (int J = C.lo; J < C.hi; ++J)
+    for (int I = 0; I < co.nx; ++I) {
+      real s = 0;
+      for (int dj = 0; dj < 2; ++dj)
+        for (int di = 0; di < 2; ++di) {
+          const int i = 2 * I + di, j = 2 * J + dj;
+          if (i >= fo.nx || j >= fo.ny) continue;
+          const int c = fo.index(i, j);
+          if (!F.open[c]) continue;
+          s += res[c];
+        }
+      C.f[co.index(I, J)] = s;
+    }
+}
+
 // e_l += e_{l+1} of the parent on open cells (piecewise-constant prolongation).
 void CpuPoisson::mg_prolong(int level) {
   Level& F = levels_[level];
@@ -185,7 +302,7 @@ void CpuPoisson::mg_prolong(int level) {
   real* e = F.e.data();
   const real* E = C.e.data();
 #pragma omp parallel for schedule(static) if (fo.ny >= kParallelRows)
-  for (int j = 0; j < fo.ny; ++j)
+  for (int j = F.lo; j < F.hi; ++j)
     for (int i = 0; i < fo.nx; ++i) {
       const int c = fo.index(i, j);
       if (F.open[c]) e[c] += E[co.index(i / 2, j / 2)];
@@ -211,7 +328,7 @@ void CpuPoisson::pcg_direction(double beta) {
   const Level& L = levels_[0];
   const real* e = L.e.data();
 #pragma omp parallel for schedule(static)
-  for (int j = 0; j < L.op.ny; ++j)
+  for (int j = L.lo; j < L.hi; ++j)
     for (int i = 0; i < L.op.nx; ++i) {
       const int c = L.op.index(i, j);
       p_[c] = beta == 0.0 ? static_cast<double>(e[c]) : static_cast<double>(e[c]) + beta * p_[c];
@@ -279,9 +396,13 @@ double CpuPoisson::residual_norm(const real* rhs) {
 
 void CpuPoisson::finish(real* phi) {
   fill_halo(0, x_.data());
-  const size_t n = x_.size();
+  const Level& L = levels_[0];
+  const int P = L.op.pitch;
+  // alone: every storage row of x (rows -1 .. ny); split: the rank's rows and halo rows
+  const size_t c0 = static_cast<size_t>(std::max(-1, L.lo - 1) + 1) * P;
+  const size_t c1 = static_cast<size_t>(std::min(L.op.ny, L.hi) + 2) * P;
 #pragma omp parallel for schedule(static)
-  for (size_t c = 0; c < n; ++c) phi[c] = static_cast<real>(x_[c]);
+  for (size_t c = c0; c < c1; ++c) phi[c] = static_cast<real>(x_[c]);
 }
 
 }  // namespace sim

@@ -4,10 +4,21 @@
 // one and forwards to it. Loops run over rows with OpenMP; every sum is taken
 // per row and then over rows in order, so results do not depend on the
 // number of threads.
+//
+// Split over ranks (split(), sim/parallel/slab_rows.hpp): every rank holds
+// every level whole and updates its rows of each: level 0 the slab's rows,
+// level l + 1 the rows whose first child row it owns (so a rank may own
+// none of a coarse level). Each operation that changes a level's halo rows
+// ends with the neighbours' rows copied in; the restriction takes the
+// residual row past a slab from its owner; sums are folded in row order
+// over all ranks. Every value is then the one a single rank computes, bit
+// for bit.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <vector>
 
+#include "sim/parallel/slab_rows.hpp"
 #include "sim/poisson.hpp"
 
 namespace sim {
@@ -20,6 +31,8 @@ class CpuPoisson {
   // setup_operator plus every level's arrays.
   void setup(const PoissonHierarchy& h, const real* open);
   bool active() const { return !levels_.empty(); }
+  // Before setup: this process is one rank of a run split into slabs.
+  void split(std::shared_ptr<const SlabRows> ranks) { ranks_ = std::move(ranks); }
 
   double pcg_start(const real* rhs);
   void mg_load_residual();
@@ -43,7 +56,14 @@ class CpuPoisson {
     PoissonLevel op;               // nx, ny, pitch, rows, cx, cy
     std::vector<uint8_t> open;     // 1 where a cell holds fluid (any child open, on coarse levels)
     std::vector<real> e, f;        // correction and right-hand side, float32
+    std::vector<real> res;         // split: f - A e on the rank's rows, for the restriction
+    int lo = 0, hi = 0;            // the rows this rank updates
+    std::vector<int> first;        // split: each rank's first row, and past its last
+    std::vector<std::vector<SlabRows::RowCopy>> halo, below;  // split: rows to copy (halo; residual for restrict)
   };
+  void plan_split();
+  void restrict_split(int level);
+  int owner(const Level& L, int row) const;
   template <class T>
   void fill_halo(int level, T* a);
   double mean_rhs(const real* rhs);  // mean over fluid cells (0 unless singular)
@@ -56,6 +76,7 @@ class CpuPoisson {
   int64_t fluid_cells_ = 0;
   std::vector<double> x_, r_, p_, q_;
   std::vector<double> row_sum_;
+  std::shared_ptr<const SlabRows> ranks_;
 };
 
 }  // namespace sim

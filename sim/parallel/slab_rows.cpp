@@ -102,7 +102,38 @@ void SlabRows::gather(T* field) const {
 }
 
 template <class T>
-void SlabRows::scatter(T* field) const {
+void SlabRows::copy_rows(T* field, int pitch, const std::vector<std::vector<RowCopy>>& wanted) const {
+  Timed t(comm_ms_);
+  const int me = comm_.rank(), n = comm_.size();
+  const size_t row = static_cast<size_t>(pitch);
+  auto at_row = [&](int r) { return field + static_cast<size_t>(r + 1) * row; };
+  std::vector<std::vector<T>> out(static_cast<size_t>(n)), in(static_cast<size_t>(n));
+  for (int q = 0; q < n; ++q) {
+    if (q == me) continue;
+    for (const RowCopy& w : wanted[static_cast<size_t>(q)])
+      if (w.owner == me) out[static_cast<size_t>(q)].insert(out[static_cast<size_t>(q)].end(), at_row(w.src), at_row(w.src) + row);
+  }
+  for (const RowCopy& w : wanted[static_cast<size_t>(me)])
+    if (w.owner != me) in[static_cast<size_t>(w.owner)].resize(in[static_cast<size_t>(w.owner)].size() + row);
+  std::vector<SendBuffer> sends;
+  std::vector<RecvBuffer> recvs;
+  for (int q = 0; q < n; ++q) {
+    auto& o = out[static_cast<size_t>(q)];
+    auto& i = in[static_cast<size_t>(q)];
+    if (!o.empty()) sends.push_back({q, 5, o.data(), o.size() * sizeof(T)});
+    if (!i.empty()) recvs.push_back({q, 5, i.data(), i.size() * sizeof(T)});
+  }
+  comm_.exchange(sends, recvs);
+  std::vector<size_t> next(static_cast<size_t>(n), 0);
+  for (const RowCopy& w : wanted[static_cast<size_t>(me)]) {
+    if (w.owner == me) continue;
+    const T* src = in[static_cast<size_t>(w.owner)].data() + next[static_cast<size_t>(w.owner)]++ * row;
+    std::copy(src, src + row, at_row(w.dst));
+  }
+}
+
+template <class T>
+void SlabRows::scatter(T* field, int storage_rows) const {
   Timed t(comm_ms_);
   const size_t row = static_cast<size_t>(pitch_);
   std::vector<SendBuffer> sends;
@@ -110,7 +141,7 @@ void SlabRows::scatter(T* field) const {
   // Rows j0 - 1 .. j1 + 1 are storage rows j0 .. j1 + 2.
   auto window = [&](int r, size_t& first, size_t& count) {
     first = static_cast<size_t>(first_row(r)) * row;
-    count = static_cast<size_t>(end_row(r) - first_row(r) + 3) * row;
+    count = static_cast<size_t>(std::min(end_row(r) + 3, storage_rows) - first_row(r)) * row;
   };
   size_t first = 0, count = 0;
   if (comm_.rank() == 0) {
@@ -226,7 +257,9 @@ template void SlabRows::exchange_halo<float>(float*, Stagger) const;
 template void SlabRows::exchange_halo<double>(double*, Stagger) const;
 template void SlabRows::gather<float>(float*) const;
 template void SlabRows::gather<double>(double*) const;
-template void SlabRows::scatter<float>(float*) const;
-template void SlabRows::scatter<double>(double*) const;
+template void SlabRows::scatter<float>(float*, int) const;
+template void SlabRows::scatter<double>(double*, int) const;
+template void SlabRows::copy_rows<float>(float*, int, const std::vector<std::vector<RowCopy>>&) const;
+template void SlabRows::copy_rows<double>(double*, int, const std::vector<std::vector<RowCopy>>&) const;
 
 }  // namespace sim

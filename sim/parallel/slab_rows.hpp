@@ -38,6 +38,7 @@ class SlabRows {
   int j0() const { return j0_; }
   int j1() const { return j1_; }
   bool top() const { return j1_ == ny_; }
+  bool periodic_y() const { return periodic_y_; }
   // End of the face rows this rank updates: j1, or ny + 1 on the top rank
   // (the v faces of row ny; a rule that skips inactive faces skips the rest).
   int face_end() const { return top() ? ny_ + 1 : j1_; }
@@ -69,9 +70,21 @@ class SlabRows {
   // rank holding all rows would. Other ranks' fields are left as they are.
   template <class T>
   void gather(T* field) const;
-  // Every rank's rows j0 - 1 .. j1 + 1 from rank 0's field.
+  // Every rank's rows j0 - 1 .. j1 + 1 from rank 0's field, of
+  // `storage_rows` rows (Grid::rows; ny + 2 for the cell-only arrays of the
+  // pressure solve, whose row ny + 1 is then not sent).
   template <class T>
-  void scatter(T* field) const;
+  void scatter(T* field, int storage_rows) const;
+
+  // One storage row to copy to a rank: row `dst` there (its own index,
+  // -1 .. ny) takes row `src` of `owner`.
+  struct RowCopy {
+    int dst, src, owner;
+  };
+  // Every rank q's wanted[q] rows (copies from q itself are skipped) of a
+  // field with `pitch` values a row, whose row j is storage row j + 1.
+  template <class T>
+  void copy_rows(T* field, int pitch, const std::vector<std::vector<RowCopy>>& wanted) const;
 
   // Deposits (the coupled particle step): a rank's particles add to face
   // rows next to its own (j0 - 1, j1 and, for v, j1 + 1; wrapped on a
