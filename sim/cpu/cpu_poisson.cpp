@@ -223,60 +223,43 @@ void CpuPoisson::mg_smooth(int level, int color) {
 }
 
 // f_{l+1} = sum over the open children of (f_l - A_l e_l); e_{l+1} = 0.
+// Split over ranks: f - A e first on this rank's fine rows (the same float
+// values), the row past the slab from its owner, then this rank's coarse
+// rows from those.
 void CpuPoisson::mg_restrict(int level) {
   Level& F = levels_[level];
   Level& C = levels_[level + 1];
   const PoissonLevel& fo = F.op;
-  const PoissonLevel& co = C.op;
   const int P = fo.pitch;
   const real* e = F.e.data();
   const real* f = F.f.data();
   const real* cx = fo.cx.data();
   const real* cy = fo.cy.data();
   std::fill(C.e.begin(), C.e.end(), real(0));
-  if (ranks_) {
-    restrict_split(level);
+  auto residual = [=](int c) {
+    return f[c] - poisson_apply_point(e[c], e[c - 1], e[c + 1], e[c - P], e[c + P], cx[c], cx[c + 1], cy[c], cy[c + P]);
+  };
+  if (!ranks_) {
+    restrict_rows(F, C, residual);
     return;
   }
-#pragma omp parallel for schedule(static) if (co.ny >= kParallelRows / 2)
-  for (int J = 0; J < co.ny; ++J)
-    for (int I = 0; I < co.nx; ++I) {
-      real s = 0;
-      for (int dj = 0; dj < 2; ++dj)
-        for (int di = 0; di < 2; ++di) {
-          const int i = 2 * I + di, j = 2 * J + dj;
-          if (i >= fo.nx || j >= fo.ny) continue;
-          const int c = fo.index(i, j);
-          if (!F.open[c]) continue;
-          s += f[c] - poisson_apply_point(e[c], e[c - 1], e[c + 1], e[c - P], e[c + P], cx[c], cx[c + 1], cy[c], cy[c + P]);
-        }
-      C.f[co.index(I, J)] = s;
-    }
-}
-
-// The same sums over ranks: f - A e on this rank's fine rows (the same
-// float values as above), the row past the slab from its owner, then this
-// rank's coarse rows.
-void CpuPoisson::restrict_split(int level) {
-  Level& F = levels_[level];
-  Level& C = levels_[level + 1];
-  const PoissonLevel& fo = F.op;
-  const PoissonLevel& co = C.op;
-  const int P = fo.pitch;
-  const real* e = F.e.data();
-  const real* f = F.f.data();
-  const real* cx = fo.cx.data();
-  const real* cy = fo.cy.data();
   real* res = F.res.data();
 #pragma omp parallel for schedule(static) if (fo.ny >= kParallelRows)
   for (int j = F.lo; j < F.hi; ++j)
     for (int i = 0; i < fo.nx; ++i) {
       const int c = fo.index(i, j);
-      res[c] = F.open[c] ? f[c] - poisson_apply_point(e[c], e[c - 1], e[c + 1], e[c - P], e[c + P], cx[c], cx[c + 1],
-                                                       cy[c], cy[c + P])
-                         : real(0);
+      res[c] = F.open[c] ? residual(c) : real(0);
     }
   ranks_->copy_rows(res, P, F.below);
+  restrict_rows(F, C, [res](int c) { return res[c]; });
+}
+
+// C.f over the rank's coarse rows: each cell the sum of child(c) over its
+// open children, in the order (0, 0), (1, 0), (0, 1), (1, 1).
+template <class Child>
+void CpuPoisson::restrict_rows(const Level& F, Level& C, Child child) {
+  const PoissonLevel& fo = F.op;
+  const PoissonLevel& co = C.op;
 #pragma omp parallel for schedule(static) if (co.ny >= kParallelRows / 2)
   for (int J = C.lo; J < C.hi; ++J)
     for (int I = 0; I < co.nx; ++I) {
@@ -287,7 +270,7 @@ void CpuPoisson::restrict_split(int level) {
           if (i >= fo.nx || j >= fo.ny) continue;
           const int c = fo.index(i, j);
           if (!F.open[c]) continue;
-          s += res[c];
+          s += child(c);
         }
       C.f[co.index(I, J)] = s;
     }

@@ -62,7 +62,8 @@ class CpuPoisson {
     std::vector<std::vector<SlabRows::RowCopy>> halo, below;  // split: rows to copy (halo; residual for restrict)
   };
   void plan_split();
-  void restrict_split(int level);
+  template <class Child>
+  void restrict_rows(const Level& F, Level& C, Child child);
   int owner(const Level& L, int row) const;
   template <class T>
   void fill_halo(int level, T* a);

@@ -104,6 +104,13 @@ void SlabRows::gather(T* field) const {
 template <class T>
 void SlabRows::copy_rows(T* field, int pitch, const std::vector<std::vector<RowCopy>>& wanted) const {
   Timed t(comm_ms_);
+  transfer_rows(field, pitch, wanted, false);
+}
+
+// One message per pair of ranks, rows in list order; arrivals copied (or
+// added) in list order.
+template <class T>
+void SlabRows::transfer_rows(T* field, int pitch, const std::vector<std::vector<RowCopy>>& wanted, bool add) const {
   const int me = comm_.rank(), n = comm_.size();
   const size_t row = static_cast<size_t>(pitch);
   auto at_row = [&](int r) { return field + static_cast<size_t>(r + 1) * row; };
@@ -128,7 +135,11 @@ void SlabRows::copy_rows(T* field, int pitch, const std::vector<std::vector<RowC
   for (const RowCopy& w : wanted[static_cast<size_t>(me)]) {
     if (w.owner == me) continue;
     const T* src = in[static_cast<size_t>(w.owner)].data() + next[static_cast<size_t>(w.owner)]++ * row;
-    std::copy(src, src + row, at_row(w.dst));
+    T* dst = at_row(w.dst);
+    if (add)
+      for (size_t c = 0; c < row; ++c) dst[c] += src[c];
+    else
+      std::copy(src, src + row, dst);
   }
 }
 
@@ -178,79 +189,27 @@ std::vector<int> SlabRows::borrowed_rows(int rank, Stagger s) const {
   return out;
 }
 
+// Fold: each owner takes, from every rank q in ascending order, the rows
+// q borrowed from it, adds them to its own, and q zeroes what it sent.
 void SlabRows::fold(real* field, Stagger s) const {
   Timed t(comm_ms_);
-  const int me = comm_.rank(), n = comm_.size();
-  const size_t row = static_cast<size_t>(pitch_);
-  auto at_row = [&](int r) { return field + static_cast<size_t>(r + 1) * row; };
-  // Sends: my borrowed rows, one message per owner, rows in ascending order.
-  const std::vector<int> mine = borrowed_rows(me, s);
-  std::vector<std::vector<real>> out(static_cast<size_t>(n)), in(static_cast<size_t>(n));
-  for (const int r : mine) {
-    auto& b = out[static_cast<size_t>(owner_of_row(r, s))];
-    b.insert(b.end(), at_row(r), at_row(r) + row);
-  }
-  std::vector<std::vector<int>> arriving(static_cast<size_t>(n));
-  for (int q = 0; q < n; ++q) {
-    if (q == me) continue;
-    for (const int r : borrowed_rows(q, s))
-      if (owner_of_row(r, s) == me) arriving[static_cast<size_t>(q)].push_back(r);
-    in[static_cast<size_t>(q)].resize(arriving[static_cast<size_t>(q)].size() * row);
-  }
-  std::vector<SendBuffer> sends;
-  std::vector<RecvBuffer> recvs;
-  for (int q = 0; q < n; ++q) {
-    auto& o = out[static_cast<size_t>(q)];
-    auto& i = in[static_cast<size_t>(q)];
-    if (!o.empty()) sends.push_back({q, 1, o.data(), o.size() * sizeof(real)});
-    if (!i.empty()) recvs.push_back({q, 1, i.data(), i.size() * sizeof(real)});
-  }
-  comm_.exchange(sends, recvs);
-  for (const int r : mine) std::fill(at_row(r), at_row(r) + row, real(0));
-  for (int q = 0; q < n; ++q) {
-    const auto& rows = arriving[static_cast<size_t>(q)];
-    for (size_t k = 0; k < rows.size(); ++k) {
-      real* dst = at_row(rows[k]);
-      const real* src = in[static_cast<size_t>(q)].data() + k * row;
-      for (size_t c = 0; c < row; ++c) dst[c] += src[c];
-    }
-  }
+  const int n = comm_.size();
+  std::vector<std::vector<RowCopy>> wanted(static_cast<size_t>(n));
+  for (int q = 0; q < n; ++q)
+    for (const int r : borrowed_rows(q, s)) wanted[static_cast<size_t>(owner_of_row(r, s))].push_back({r, r, q});
+  transfer_rows(field, pitch_, wanted, true);
+  for (const int r : borrowed_rows(comm_.rank(), s))
+    std::fill(field + static_cast<size_t>(r + 1) * pitch_, field + static_cast<size_t>(r + 2) * pitch_, real(0));
 }
 
+// Refresh: each rank takes its borrowed rows back from their owners.
 void SlabRows::refresh(real* field, Stagger s) const {
   Timed t(comm_ms_);
-  const int me = comm_.rank(), n = comm_.size();
-  const size_t row = static_cast<size_t>(pitch_);
-  auto at_row = [&](int r) { return field + static_cast<size_t>(r + 1) * row; };
-  const std::vector<int> mine = borrowed_rows(me, s);
-  std::vector<std::vector<real>> out(static_cast<size_t>(n)), in(static_cast<size_t>(n));
-  std::vector<std::vector<int>> wanted(static_cast<size_t>(n));  // my rows rank q borrows
-  for (int q = 0; q < n; ++q) {
-    if (q == me) continue;
-    for (const int r : borrowed_rows(q, s))
-      if (owner_of_row(r, s) == me) {
-        wanted[static_cast<size_t>(q)].push_back(r);
-        out[static_cast<size_t>(q)].insert(out[static_cast<size_t>(q)].end(), at_row(r), at_row(r) + row);
-      }
-  }
-  std::vector<int> count(static_cast<size_t>(n), 0);
-  for (const int r : mine) ++count[static_cast<size_t>(owner_of_row(r, s))];
-  std::vector<SendBuffer> sends;
-  std::vector<RecvBuffer> recvs;
-  for (int q = 0; q < n; ++q) {
-    auto& o = out[static_cast<size_t>(q)];
-    auto& i = in[static_cast<size_t>(q)];
-    i.resize(static_cast<size_t>(count[static_cast<size_t>(q)]) * row);
-    if (!o.empty()) sends.push_back({q, 2, o.data(), o.size() * sizeof(real)});
-    if (!i.empty()) recvs.push_back({q, 2, i.data(), i.size() * sizeof(real)});
-  }
-  comm_.exchange(sends, recvs);
-  std::vector<size_t> next(static_cast<size_t>(n), 0);
-  for (const int r : mine) {
-    const int q = owner_of_row(r, s);
-    const real* src = in[static_cast<size_t>(q)].data() + next[static_cast<size_t>(q)]++ * row;
-    std::copy(src, src + row, at_row(r));
-  }
+  const int n = comm_.size();
+  std::vector<std::vector<RowCopy>> wanted(static_cast<size_t>(n));
+  for (int q = 0; q < n; ++q)
+    for (const int r : borrowed_rows(q, s)) wanted[static_cast<size_t>(q)].push_back({r, r, owner_of_row(r, s)});
+  transfer_rows(field, pitch_, wanted, false);
 }
 
 template void SlabRows::exchange_halo<float>(float*, Stagger) const;

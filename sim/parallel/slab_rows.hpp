@@ -102,6 +102,8 @@ class SlabRows {
   // rank owns, deduplicated, in ascending order.
   std::vector<int> borrowed_rows(int rank, Stagger s) const;
   int owner_of_row(int row, Stagger s) const;
+  template <class T>
+  void transfer_rows(T* field, int pitch, const std::vector<std::vector<RowCopy>>& wanted, bool add) const;
   double fold_values(const std::vector<double>& values, bool max) const;
 
   Comm comm_;
