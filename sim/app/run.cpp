@@ -248,6 +248,9 @@ int run(const Config& given, const RunOptions& opts, std::ostream& out, std::ost
       backend = make_backend(cfg, state.grid, &notice);
       return;
     }
+    if (root && resolves_to_cuda(cfg))
+      notice = "a run over " + std::to_string(comm.size()) +
+               " ranks runs on the CPU backend (GPU ranks are not supported yet), though a CUDA device is present";
     slabs = std::make_shared<SlabRows>(comm, domain_of(cfg));
     fit_cpu_threads(cfg, state, comm.size());
     backend = make_cpu_backend(cfg, state.grid, slabs);
