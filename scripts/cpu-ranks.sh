@@ -14,7 +14,9 @@ opts=("$@")
 if [[ ${#opts[@]} -eq 0 ]]; then
   opts=(--steps 20 --set domain.nx=1024 --set domain.ny=1024 --pressure-solver multigrid config/cavity.toml)
 fi
-sim=build/sim
+# SIM: the sim to run (default build/sim, else build-cpu/sim); MPIRUN_FLAGS:
+# extra mpirun options (e.g. --bind-to core on an idle host).
+sim=${SIM:-build/sim}
 [[ -x $sim ]] || sim=build-cpu/sim
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_WAIT_POLICY=passive
 work=$(mktemp -d)
@@ -26,13 +28,17 @@ for ((n = 1; n <= max; n *= 2)); do
   for mode in ranks threads; do
     [[ $n == 1 && $mode == threads ]] && continue
     if [[ $mode == ranks ]]; then
-      out=$(OMP_NUM_THREADS=1 mpirun -np "$n" --oversubscribe "$sim" --output "$work/o$n" --overwrite "${opts[@]}")
+      # shellcheck disable=SC2086
+      out=$(OMP_NUM_THREADS=1 mpirun -np "$n" --oversubscribe ${MPIRUN_FLAGS:-} "$sim" --output "$work/o$n" --overwrite \
+        "${opts[@]}")
       label="$n 1"
     else
       out=$(OMP_NUM_THREADS=$n "$sim" --output "$work/t$n" --overwrite "${opts[@]}")
       label="1 $n"
     fi
-    rate=$(sed -n 's/.* wall \([0-9.]*\) s, \([0-9.]*\) steps\/s.*/\2/p' <<< "$out")
+    # steps / wall from the summary line "N steps, simulated time T s, wall W s, R steps/s"
+    rate=$(sed -n 's/^\([0-9]*\) steps, simulated time .* wall \([0-9.]*\) s,.*/\1 \2/p' <<< "$out" |
+      awk '{ printf "%.3f", $1 / $2 }')
     comm=$(sed -n 's/.*deposit folds) \([0-9.]*-[0-9.]*\) ms per rank.*/\1/p' <<< "$out")
     [[ -z $t1 ]] && t1=$rate
     eff=$(awk -v r="$rate" -v a="$t1" -v n="$n" 'BEGIN { printf "%.2f", r / (a * n) }')
