@@ -6,8 +6,9 @@
 # runtime and driver 580 but not CLI11/doctest/toml++, and a newer glibc (2.39 vs 2.36 here),
 # so everything but glibc's own libraries (libc, libm, the loader, and
 # libresolv, libdl, libpthread, librt, which must match the device's libc)
-# travels. MPI is left out (-DSIM_MPI=OFF): the GPU machine has no Open MPI,
-# and runs over several ranks use the CPU backend.
+# travels. MPI is left out (-DSIM_MPI=OFF): the GPU machine's Open MPI (4.1.6)
+# is not the build's (4.1.4), and runs over several ranks use the CPU backend
+# (scripts/ranks-pack.sh packs that build for the GPU machine's host).
 #
 # Extra arguments go to the cmake configure step, e.g.
 #   scripts/gpu-run.sh -DCMAKE_CUDA_FLAGS=-fmad=false   (no FMA contraction; stays in the cache)
