@@ -36,19 +36,28 @@ int CpuPoisson::owner(const Level& L, int row) const {
   return -1;
 }
 
-// Each level's rows per rank, and the rows each rank copies in: its halo
-// rows (wrapped on a periodic y), the parent row of its first fine row
-// (the prolongation's), and the residual row past its slab (the
-// restriction's, when its last coarse row has a child there).
+// Each level's rows per rank: level 0 the slabs, a coarser level the rows
+// whose first child row the rank owns, until a level has fewer than
+// kGatherRowsPerRank rows a rank: that level and the coarser ones are all
+// rank 0's (a few thousand cells, where a sweep over ranks would be mostly
+// messages). Then the rows each rank copies in: its halo rows (wrapped on a
+// periodic y), the parent rows of its fine rows (the prolongation's), and
+// the children of its coarse rows that others own (the restriction's).
+constexpr int kGatherRowsPerRank = 4;
+
 void CpuPoisson::plan_split() {
   const int n = ranks_ ? ranks_->ranks() : 1;
   const int me = ranks_ ? ranks_->rank() : 0;
   for (size_t l = 0; l < levels_.size(); ++l) {
     Level& L = levels_[l];
     L.first.assign(static_cast<size_t>(n) + 1, 0);
+    const bool gathered = ranks_ && l > 0 &&
+                          (levels_[l - 1].first[1] == levels_[l - 1].op.ny || L.op.ny < kGatherRowsPerRank * n);
     for (int r = 0; r < n; ++r)
-      L.first[static_cast<size_t>(r)] =
-          !ranks_ ? 0 : l == 0 ? ranks_->first_row(r) : (levels_[l - 1].first[static_cast<size_t>(r)] + 1) / 2;
+      L.first[static_cast<size_t>(r)] = !ranks_   ? 0
+                                        : l == 0  ? ranks_->first_row(r)
+                                        : gathered ? (r == 0 ? 0 : L.op.ny)
+                                                   : (levels_[l - 1].first[static_cast<size_t>(r)] + 1) / 2;
     L.first[static_cast<size_t>(n)] = L.op.ny;
     L.lo = L.first[static_cast<size_t>(me)];
     L.hi = L.first[static_cast<size_t>(me) + 1];
@@ -60,6 +69,7 @@ void CpuPoisson::plan_split() {
     const int ny = L.op.ny;
     L.halo.assign(static_cast<size_t>(n), {});
     L.below.assign(static_cast<size_t>(n), {});
+    L.parents.assign(static_cast<size_t>(n), {});
     for (int q = 0; q < n; ++q) {
       auto want = [&](std::vector<SlabRows::RowCopy>& list, int dst) {
         int src = dst;
@@ -80,13 +90,13 @@ void CpuPoisson::plan_split() {
       }
       if (l >= 1) {
         const Level& F = levels_[l - 1];
-        if (F.first[static_cast<size_t>(q)] < F.first[static_cast<size_t>(q) + 1])
-          want(L.halo[static_cast<size_t>(q)], F.first[static_cast<size_t>(q)] / 2);
+        for (int j = F.first[static_cast<size_t>(q)]; j < F.first[static_cast<size_t>(q) + 1]; ++j)
+          want(L.parents[static_cast<size_t>(q)], j / 2);
       }
       if (l + 1 < levels_.size()) {
         const Level& C = levels_[l + 1];
-        if (C.first[static_cast<size_t>(q)] < C.first[static_cast<size_t>(q) + 1] && hi < ny && (hi & 1))
-          want(L.below[static_cast<size_t>(q)], hi);
+        for (int J = C.first[static_cast<size_t>(q)]; J < C.first[static_cast<size_t>(q) + 1]; ++J)
+          for (int j = 2 * J; j <= 2 * J + 1 && j < ny; ++j) want(L.below[static_cast<size_t>(q)], j);
       }
     }
   }
@@ -279,9 +289,10 @@ void CpuPoisson::restrict_rows(const Level& F, Level& C, Child child) {
 // e_l += e_{l+1} of the parent on open cells (piecewise-constant prolongation).
 void CpuPoisson::mg_prolong(int level) {
   Level& F = levels_[level];
-  const Level& C = levels_[level + 1];
+  Level& C = levels_[level + 1];
   const PoissonLevel& fo = F.op;
   const PoissonLevel& co = C.op;
+  if (ranks_) ranks_->copy_rows(C.e.data(), co.pitch, C.parents);  // the parents of this rank's rows
   real* e = F.e.data();
   const real* E = C.e.data();
 #pragma omp parallel for schedule(static) if (fo.ny >= kParallelRows)

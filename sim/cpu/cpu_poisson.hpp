@@ -8,11 +8,13 @@
 // Split over ranks (split(), sim/parallel/slab_rows.hpp): every rank holds
 // every level whole and updates its rows of each: level 0 the slab's rows,
 // level l + 1 the rows whose first child row it owns (so a rank may own
-// none of a coarse level). Each operation that changes a level's halo rows
-// ends with the neighbours' rows copied in; the restriction takes the
-// residual row past a slab from its owner; sums are folded in row order
-// over all ranks. Every value is then the one a single rank computes, bit
-// for bit.
+// none of a coarse level), and the coarsest levels (under 4 rows a rank)
+// rank 0 alone. Each operation that changes a level's halo rows ends with
+// the neighbours' rows copied in; the restriction first copies in the
+// residual rows of its coarse rows' children that others own, the
+// prolongation the parent rows of its fine rows; sums are folded in row
+// order over all ranks. Every value is then the one a single rank
+// computes, bit for bit.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -59,7 +61,9 @@ class CpuPoisson {
     std::vector<real> res;         // split: f - A e on the rank's rows, for the restriction
     int lo = 0, hi = 0;            // the rows this rank updates
     std::vector<int> first;        // split: each rank's first row, and past its last
-    std::vector<std::vector<SlabRows::RowCopy>> halo, below;  // split: rows to copy (halo; residual for restrict)
+    // split: rows each rank copies in: halo rows; the residual rows its coarse
+    // rows' children need (restriction); this level's rows its finer rows need (prolongation)
+    std::vector<std::vector<SlabRows::RowCopy>> halo, below, parents;
   };
   void plan_split();
   template <class Child>
