@@ -54,11 +54,15 @@ double SlabRows::fold_values(const std::vector<double>& values, bool max) const 
   double acc = 0;
   if (comm_.rank() == 0)
     for (const double v : all) acc = max ? max_nan(acc, v) : acc + v;
-  std::vector<char> bytes(sizeof acc);
-  std::memcpy(bytes.data(), &acc, sizeof acc);
+  return root_value(acc);
+}
+
+double SlabRows::root_value(double x) const {
+  std::vector<char> bytes(sizeof x);
+  std::memcpy(bytes.data(), &x, sizeof x);
   comm_.broadcast(bytes, 0);
-  std::memcpy(&acc, bytes.data(), sizeof acc);
-  return acc;
+  std::memcpy(&x, bytes.data(), sizeof x);
+  return x;
 }
 
 double SlabRows::sum_rows(const std::vector<double>& values) const { return fold_values(values, false); }
@@ -72,11 +76,7 @@ int64_t SlabRows::sum(int64_t x) const {
 
 double SlabRows::broadcast(double x) const {
   Timed t(comm_ms_);
-  std::vector<char> bytes(sizeof x);
-  std::memcpy(bytes.data(), &x, sizeof x);
-  comm_.broadcast(bytes, 0);
-  std::memcpy(&x, bytes.data(), sizeof x);
-  return x;
+  return root_value(x);
 }
 
 template <class T>

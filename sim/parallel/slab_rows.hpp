@@ -105,6 +105,7 @@ class SlabRows {
   template <class T>
   void transfer_rows(T* field, int pitch, const std::vector<std::vector<RowCopy>>& wanted, bool add) const;
   double fold_values(const std::vector<double>& values, bool max) const;
+  double root_value(double x) const;  // rank 0's x on every rank (untimed)
 
   Comm comm_;
   Decomposition dec_;
