@@ -41,6 +41,20 @@ SlabRows::SlabRows(const Comm& comm, const Domain& d)
   pitch_ = static_cast<int>(Grid::pitch_for(d.nx));
   rows_ = static_cast<int>(Grid::rows_for(d.ny));
   periodic_y_ = d.periodic_y;
+  // The fold's and the refresh's row lists, once: what each rank sends and takes.
+  for (const Stagger st : {Stagger::u_face, Stagger::v_face}) {
+    auto& fold = st == Stagger::u_face ? fold_u_ : fold_v_;
+    auto& refresh = st == Stagger::u_face ? refresh_u_ : refresh_v_;
+    fold.assign(static_cast<size_t>(comm.size()), {});
+    refresh.assign(static_cast<size_t>(comm.size()), {});
+    for (int q = 0; q < comm.size(); ++q)
+      for (const int r : borrowed_rows(q, st)) {
+        const int o = owner_of_row(r, st);
+        fold[static_cast<size_t>(o)].push_back({r, r, q});
+        refresh[static_cast<size_t>(q)].push_back({r, r, o});
+        if (q == comm.rank()) (st == Stagger::u_face ? borrowed_u_ : borrowed_v_).push_back(r);
+      }
+  }
 }
 
 int SlabRows::owner_of_point(double x, double y) const {
@@ -67,8 +81,16 @@ double SlabRows::root_value(double x) const {
 
 double SlabRows::sum_rows(const std::vector<double>& values) const { return fold_values(values, false); }
 double SlabRows::max_rows(const std::vector<double>& values) const { return fold_values(values, true); }
-double SlabRows::sum(double x) const { return fold_values({x}, false); }
-double SlabRows::max(double x) const { return fold_values({x}, true); }
+double SlabRows::sum(double x) const {
+  Timed t(comm_ms_);
+  return comm_.deterministic_sum(x);
+}
+double SlabRows::max(double x) const {
+  Timed t(comm_ms_);
+  double m = 0;
+  for (const double v : comm_.allgather(x)) m = max_nan(m, v);
+  return m;
+}
 int64_t SlabRows::sum(int64_t x) const {
   Timed t(comm_ms_);
   return comm_.allreduce_sum(x);
@@ -193,23 +215,16 @@ std::vector<int> SlabRows::borrowed_rows(int rank, Stagger s) const {
 // q borrowed from it, adds them to its own, and q zeroes what it sent.
 void SlabRows::fold(real* field, Stagger s) const {
   Timed t(comm_ms_);
-  const int n = comm_.size();
-  std::vector<std::vector<RowCopy>> wanted(static_cast<size_t>(n));
-  for (int q = 0; q < n; ++q)
-    for (const int r : borrowed_rows(q, s)) wanted[static_cast<size_t>(owner_of_row(r, s))].push_back({r, r, q});
-  transfer_rows(field, pitch_, wanted, true);
-  for (const int r : borrowed_rows(comm_.rank(), s))
+  const bool u = s != Stagger::v_face;  // cells reach the rows u faces do
+  transfer_rows(field, pitch_, u ? fold_u_ : fold_v_, true);
+  for (const int r : u ? borrowed_u_ : borrowed_v_)
     std::fill(field + static_cast<size_t>(r + 1) * pitch_, field + static_cast<size_t>(r + 2) * pitch_, real(0));
 }
 
 // Refresh: each rank takes its borrowed rows back from their owners.
 void SlabRows::refresh(real* field, Stagger s) const {
   Timed t(comm_ms_);
-  const int n = comm_.size();
-  std::vector<std::vector<RowCopy>> wanted(static_cast<size_t>(n));
-  for (int q = 0; q < n; ++q)
-    for (const int r : borrowed_rows(q, s)) wanted[static_cast<size_t>(q)].push_back({r, r, owner_of_row(r, s)});
-  transfer_rows(field, pitch_, wanted, false);
+  transfer_rows(field, pitch_, s != Stagger::v_face ? refresh_u_ : refresh_v_, false);
 }
 
 template void SlabRows::exchange_halo<float>(float*, Stagger) const;

@@ -32,7 +32,6 @@ class SlabRows {
   SlabRows(const Comm& comm, const Domain& d);
 
   const Comm& comm() const { return comm_; }
-  const Decomposition& decomposition() const { return dec_; }
   int rank() const { return comm_.rank(); }
   int ranks() const { return comm_.size(); }
   int j0() const { return j0_; }
@@ -86,15 +85,15 @@ class SlabRows {
   template <class T>
   void copy_rows(T* field, int pitch, const std::vector<std::vector<RowCopy>>& wanted) const;
 
-  // Deposits (the coupled particle step): a rank's particles add to face
-  // rows next to its own (j0 - 1, j1 and, for v, j1 + 1; wrapped on a
-  // periodic y). fold adds what landed on those rows to their owners'
+  // Deposits (the coupled particle step; u faces and cells alike for
+  // Stagger::u_face and cell): a rank's particles add to face rows next to
+  // its own (j0 - 1, j1 and, for v, j1 + 1; wrapped on a periodic y). fold adds what landed on those rows to their owners'
   // (each owner: its own value, then the arrivals by ascending rank) and
   // zeroes them where they landed; refresh copies the owners' values back.
   void fold(real* field, Stagger s) const;
   void refresh(real* field, Stagger s) const;
 
-  // Wall time spent in this object's calls, and their count.
+  // Wall time spent in this object's calls (waits for other ranks included).
   double comm_ms() const { return comm_ms_; }
 
  private:
@@ -112,6 +111,10 @@ class SlabRows {
   Grid local_;  // the rank's box (Decomposition::local_grid): the exchange's frame
   int j0_ = 0, j1_ = 0, ny_ = 0, pitch_ = 0, rows_ = 0;
   bool periodic_y_ = false;
+  // The fold's lists (owner o takes rows from q) and the refresh's (q takes
+  // rows from their owners), for u and v faces, and this rank's borrowed rows.
+  std::vector<std::vector<RowCopy>> fold_u_, fold_v_, refresh_u_, refresh_v_;
+  std::vector<int> borrowed_u_, borrowed_v_;
   mutable double comm_ms_ = 0;
 };
 
