@@ -43,9 +43,7 @@ int cpu_threads_for(const Config& cfg, const SimState& s, int processors) {
 
 void fit_cpu_threads(const Config& cfg, const SimState& s, int ranks) {
   if (std::getenv("OMP_NUM_THREADS") != nullptr) return;  // the user's choice stands
-  ranks = std::max(ranks, 1);
-  const int share = std::max(1, cpu_threads_for(cfg, s, omp_get_num_procs()) / ranks);
-  omp_set_num_threads(std::min(share, std::max(1, omp_get_num_procs() / ranks)));
+  omp_set_num_threads(std::max(1, cpu_threads_for(cfg, s, omp_get_num_procs()) / std::max(ranks, 1)));
 }
 
 bool resolves_to_cuda(const Config& cfg) {
