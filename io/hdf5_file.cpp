@@ -149,6 +149,33 @@ File File::create(const std::string& path) {
   return f;
 }
 
+bool File::collective_available() {
+#ifdef H5_HAVE_PARALLEL
+  return true;
+#else
+  return false;
+#endif
+}
+
+File File::create_collective(const std::string& path, const void* mpi_comm) {
+  silence_hdf5();
+  File f;
+  f.path_ = path;
+#ifdef H5_HAVE_PARALLEL
+  if (!mpi_comm) fail(path, "a collective file needs an MPI communicator");
+  Handle fapl(check(H5Pcreate(H5P_FILE_ACCESS), f, "file access properties"), H5Pclose);
+  check_status(H5Pset_fapl_mpio(fapl, *static_cast<const MPI_Comm*>(mpi_comm), MPI_INFO_NULL), f, "MPI-IO driver");
+  // Metadata written once, collectively, instead of by every process.
+  check_status(H5Pset_coll_metadata_write(fapl, true), f, "collective metadata");
+  f.h_ = Handle(check(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl), f, "cannot create file"), H5Fclose);
+  f.collective_ = true;
+#else
+  (void)mpi_comm;
+  fail(path, "this sim was built without parallel HDF5 (libhdf5-openmpi-dev)");
+#endif
+  return f;
+}
+
 File File::open_read(const std::string& path) {
   silence_hdf5();
   File f;
@@ -266,7 +293,7 @@ std::string read_attr_string(const File& f, hid_t loc, const std::string& name) 
 
 template <class T>
 void write_dataset(const File& f, hid_t loc, const std::string& name, const std::vector<hsize_t>& dims,
-                   const T* data, const Compression& c) {
+                   const T* data, const Compression& c, Rows rows) {
   Handle space(check(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr), f, "dataspace"),
                H5Sclose);
   Handle dcpl(check(H5Pcreate(H5P_DATASET_CREATE), f, "dataset properties"), H5Pclose);
@@ -285,8 +312,40 @@ void write_dataset(const File& f, hid_t loc, const std::string& name, const std:
   Handle d(check(H5Dcreate2(loc, name.c_str(), Types<T>::file(), space, H5P_DEFAULT, dcpl, H5P_DEFAULT), f,
                  "cannot create dataset " + name),
            H5Dclose);
-  if (total > 0)
-    check_status(H5Dwrite(d, Types<T>::mem(), H5S_ALL, H5S_ALL, H5P_DEFAULT, data), f, "cannot write dataset " + name);
+  const hsize_t all_rows = dims.empty() ? 1 : dims[0];
+  if (rows.count == ~hsize_t(0)) rows.count = all_rows - std::min(rows.first, all_rows);
+  if (rows.first + rows.count > all_rows) fail(f.path(), "rows beyond dataset " + name);
+  if (total == 0) return;  // nothing to write (the same on every process)
+  if (!f.collective()) {
+    if (rows.count == 0) return;
+    if (rows.first == 0 && rows.count == all_rows) {
+      check_status(H5Dwrite(d, Types<T>::mem(), H5S_ALL, H5S_ALL, H5P_DEFAULT, data), f,
+                   "cannot write dataset " + name);
+      return;
+    }
+  }
+  // Some rows: the same rows of the file's space, from a memory space of
+  // just those rows. Every process of a collective file writes, possibly
+  // nothing (a none selection), for the write is collective.
+  std::vector<hsize_t> start(dims.size(), 0), count = dims;
+  if (!dims.empty()) {
+    start[0] = rows.first;
+    count[0] = rows.count;
+  }
+  Handle mem(check(H5Screate_simple(static_cast<int>(count.size()), count.data(), nullptr), f, "dataspace"),
+             H5Sclose);
+  if (rows.count == 0) {
+    check_status(H5Sselect_none(space), f, "dataspace");
+    check_status(H5Sselect_none(mem), f, "dataspace");
+  } else {
+    check_status(H5Sselect_hyperslab(space, H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr), f,
+                 "dataspace");
+  }
+  Handle dxpl(check(H5Pcreate(H5P_DATASET_XFER), f, "transfer properties"), H5Pclose);
+#ifdef H5_HAVE_PARALLEL
+  if (f.collective()) check_status(H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE), f, "collective transfer");
+#endif
+  check_status(H5Dwrite(d, Types<T>::mem(), mem, space, dxpl, data), f, "cannot write dataset " + name);
 }
 
 std::vector<hsize_t> dataset_dims(const File& f, hid_t loc, const std::string& name) {
@@ -326,11 +385,11 @@ std::vector<T> read_dataset(const File& f, hid_t loc, const std::string& name, s
 }
 
 template void write_dataset<float>(const File&, hid_t, const std::string&, const std::vector<hsize_t>&, const float*,
-                                   const Compression&);
+                                   const Compression&, Rows);
 template void write_dataset<uint8_t>(const File&, hid_t, const std::string&, const std::vector<hsize_t>&,
-                                     const uint8_t*, const Compression&);
+                                     const uint8_t*, const Compression&, Rows);
 template void write_dataset<uint32_t>(const File&, hid_t, const std::string&, const std::vector<hsize_t>&,
-                                      const uint32_t*, const Compression&);
+                                      const uint32_t*, const Compression&, Rows);
 template std::vector<float> read_dataset<float>(const File&, hid_t, const std::string&, std::vector<hsize_t>*);
 template std::vector<uint8_t> read_dataset<uint8_t>(const File&, hid_t, const std::string&, std::vector<hsize_t>*);
 template std::vector<uint32_t> read_dataset<uint32_t>(const File&, hid_t, const std::string&, std::vector<hsize_t>*);

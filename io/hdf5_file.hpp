@@ -50,6 +50,13 @@ struct Compression {
 class File {
  public:
   static File create(const std::string& path);  // truncates
+  // Created by every process of the MPI communicator `mpi_comm` (a pointer
+  // to an MPI_Comm: Comm::native_handle) together, through MPI-IO: every
+  // call on the file is then collective (each process makes it, with the
+  // same arguments but its own dataset rows). Only in a build with
+  // parallel HDF5 (collective_available()); throws otherwise.
+  static File create_collective(const std::string& path, const void* mpi_comm);
+  static bool collective_available();
   static File open_read(const std::string& path);
   // Closes and reports errors from the final flush (the destructor cannot).
   void close();
@@ -59,10 +66,12 @@ class File {
   void discard();
   hid_t id() const { return h_.get(); }
   const std::string& path() const { return path_; }
+  bool collective() const { return collective_; }
 
  private:
   Handle h_;
   std::string path_;
+  bool collective_ = false;
 };
 
 Handle create_group(const File& f, const std::string& name);
@@ -81,11 +90,20 @@ uint64_t read_attr_uint64(const File& f, hid_t loc, const std::string& name);
 std::string read_attr_string(const File& f, hid_t loc, const std::string& name);
 std::vector<double> read_attr_doubles(const File& f, hid_t loc, const std::string& name);
 
+// The rows [first, first + count) of a dataset's slowest dimension that one
+// process writes; all of them by default.
+struct Rows {
+  hsize_t first = 0;
+  hsize_t count = ~hsize_t(0);
+};
+
 // Row-major datasets, any rank; `dims` slowest first. T is float, double,
-// uint8_t or uint32_t.
+// uint8_t or uint32_t. `data` holds the rows written (`rows`, all by
+// default), contiguous; in a collective file each process passes its own
+// rows (or none), and together they cover the dataset.
 template <class T>
 void write_dataset(const File& f, hid_t loc, const std::string& name, const std::vector<hsize_t>& dims,
-                   const T* data, const Compression& c);
+                   const T* data, const Compression& c, Rows rows = {});
 std::vector<hsize_t> dataset_dims(const File& f, hid_t loc, const std::string& name);
 // Throws unless the stored type converts to T without loss of class (float to
 // float, unsigned integer to unsigned integer).

@@ -2,23 +2,29 @@
 
 #include <algorithm>
 
+#include "sim/parallel/comm.hpp"
+
 namespace sim {
 
-SnapshotGrid snapshot_grid(const SimState& s, double fluid_density) {
+SnapshotGrid snapshot_grid(const SimState& s, double fluid_density, int j0, int j1) {
   const Grid& g = s.grid;
   const int nx = g.nx, ny = g.ny;
-  const size_t cells = static_cast<size_t>(nx) * ny;
+  if (j1 < 0) j1 = ny;
   SnapshotGrid out;
   out.nx = nx;
   out.ny = ny;
+  out.j0 = j0;
+  out.j1 = j1;
+  const int rows = j1 - j0;
+  const size_t cells = static_cast<size_t>(nx) * rows;
   out.pressure.resize(cells);
   out.velocity.resize(3 * cells);
   out.vorticity.resize(cells);
   out.divergence.resize(cells);
   out.solid.resize(cells);
   out.phi.resize(cells);
-  out.u.resize(static_cast<size_t>(nx + 1) * ny);
-  out.v.resize(static_cast<size_t>(nx) * (ny + 1));
+  out.u.resize(static_cast<size_t>(nx + 1) * rows);
+  out.v.resize(static_cast<size_t>(nx) * out.v_rows());
   const double idx = 1.0 / g.dx, idy = 1.0 / g.dy;
   const auto U = [&](int i, int j) { return static_cast<double>(s.u[g.idx(i, j)]); };
   const auto V = [&](int i, int j) { return static_cast<double>(s.v[g.idx(i, j)]); };
@@ -27,9 +33,9 @@ SnapshotGrid snapshot_grid(const SimState& s, double fluid_density) {
   const auto corner_vorticity = [&](int i, int j) {
     return (V(i, j) - V(i - 1, j)) * idx - (U(i, j) - U(i, j - 1)) * idy;
   };
-  for (int j = 0; j < ny; ++j)
+  for (int j = j0; j < j1; ++j)
     for (int i = 0; i < nx; ++i) {
-      const size_t c = static_cast<size_t>(j) * nx + i;
+      const size_t c = static_cast<size_t>(j - j0) * nx + i;
       const int h = g.idx(i, j);
       out.phi[c] = s.phi[h];
       out.pressure[c] = static_cast<float>(fluid_density * s.phi[h]);
@@ -41,10 +47,10 @@ SnapshotGrid snapshot_grid(const SimState& s, double fluid_density) {
       out.divergence[c] = static_cast<float>((U(i + 1, j) - U(i, j)) * idx + (V(i, j + 1) - V(i, j)) * idy);
       out.solid[c] = s.open[h] == 0 ? 1 : 0;
     }
-  for (int j = 0; j < ny; ++j)
-    for (int i = 0; i <= nx; ++i) out.u[static_cast<size_t>(j) * (nx + 1) + i] = s.u[g.idx(i, j)];
-  for (int j = 0; j <= ny; ++j)
-    for (int i = 0; i < nx; ++i) out.v[static_cast<size_t>(j) * nx + i] = s.v[g.idx(i, j)];
+  for (int j = j0; j < j1; ++j)
+    for (int i = 0; i <= nx; ++i) out.u[static_cast<size_t>(j - j0) * (nx + 1) + i] = s.u[g.idx(i, j)];
+  for (int j = j0; j < j0 + out.v_rows(); ++j)
+    for (int i = 0; i < nx; ++i) out.v[static_cast<size_t>(j - j0) * nx + i] = s.v[g.idx(i, j)];
   return out;
 }
 
@@ -73,6 +79,70 @@ SnapshotParticles snapshot_particles(const HostParticles& p) {
     out.diameter[k] = p.d[r];
   }
   return out;
+}
+
+SnapshotParticles particles_by_id_range(const SnapshotParticles& mine, uint64_t next_id, const Comm& comm,
+                                        uint64_t& first) {
+  const int ranks = comm.size();
+  struct Record {
+    float x, y, vx, vy, d;
+    uint32_t id;
+  };
+  // Rank r takes ids [r * next_id / ranks, (r + 1) * next_id / ranks).
+  const auto owner = [&](uint32_t id) {
+    const auto r = static_cast<int>((static_cast<unsigned __int128>(id) * ranks) / std::max<uint64_t>(next_id, 1));
+    return std::min(r, ranks - 1);
+  };
+  std::vector<std::vector<Record>> out(static_cast<size_t>(ranks));
+  for (size_t k = 0; k < mine.size(); ++k)
+    out[static_cast<size_t>(owner(mine.id[k]))].push_back({mine.position[3 * k], mine.position[3 * k + 1],
+                                                          mine.velocity[3 * k], mine.velocity[3 * k + 1],
+                                                          mine.diameter[k], mine.id[k]});
+  // The counts first, then the records (tags 0 and 1).
+  std::vector<int64_t> send_n(static_cast<size_t>(ranks)), recv_n(static_cast<size_t>(ranks));
+  std::vector<SendBuffer> sends;
+  std::vector<RecvBuffer> recvs;
+  for (int r = 0; r < ranks; ++r) {
+    send_n[static_cast<size_t>(r)] = static_cast<int64_t>(out[static_cast<size_t>(r)].size());
+    sends.push_back({r, 0, &send_n[static_cast<size_t>(r)], sizeof(int64_t)});
+    recvs.push_back({r, 0, &recv_n[static_cast<size_t>(r)], sizeof(int64_t)});
+  }
+  comm.exchange(sends, recvs);
+  std::vector<std::vector<Record>> in(static_cast<size_t>(ranks));
+  sends.clear();
+  recvs.clear();
+  for (int r = 0; r < ranks; ++r) {
+    const auto q = static_cast<size_t>(r);
+    in[q].resize(static_cast<size_t>(recv_n[q]));
+    if (!out[q].empty()) sends.push_back({r, 1, out[q].data(), out[q].size() * sizeof(Record)});
+    if (!in[q].empty()) recvs.push_back({r, 1, in[q].data(), in[q].size() * sizeof(Record)});
+  }
+  comm.exchange(sends, recvs);
+  std::vector<Record> all;
+  for (const auto& v : in) all.insert(all.end(), v.begin(), v.end());
+  std::sort(all.begin(), all.end(), [](const Record& a, const Record& b) { return a.id < b.id; });
+
+  const std::vector<double> counts = comm.allgather(static_cast<double>(all.size()));
+  first = 0;
+  for (int r = 0; r < comm.rank(); ++r) first += static_cast<uint64_t>(counts[static_cast<size_t>(r)]);
+  SnapshotParticles p;
+  const size_t n = all.size();
+  p.position.resize(3 * n);
+  p.velocity.resize(3 * n);
+  p.id.resize(n);
+  p.diameter.resize(n);
+  for (size_t k = 0; k < n; ++k) {
+    const Record& r = all[k];
+    p.position[3 * k] = r.x;
+    p.position[3 * k + 1] = r.y;
+    p.position[3 * k + 2] = 0.0f;
+    p.velocity[3 * k] = r.vx;
+    p.velocity[3 * k + 1] = r.vy;
+    p.velocity[3 * k + 2] = 0.0f;
+    p.id[k] = r.id;
+    p.diameter[k] = r.d;
+  }
+  return p;
 }
 
 }  // namespace sim

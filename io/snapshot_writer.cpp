@@ -6,6 +6,8 @@
 #include "io/snapshot_fields.hpp"
 #include "io/hdf5_file.hpp"
 #include "io/snapshot_files.hpp"
+#include "sim/parallel/agree.hpp"
+#include "sim/parallel/comm.hpp"
 
 namespace sim {
 namespace {
@@ -18,32 +20,79 @@ const char* const kUnits =
 
 using Dims = std::vector<hsize_t>;
 
-void write_grid(const h5::File& f, const SimState& s, const SnapshotMeta& m) {
-  const SnapshotGrid g = snapshot_grid(s, m.fluid_density);
+// The grid part `g` holds (all rows, or one rank's).
+void write_grid(const h5::File& f, const SnapshotGrid& g, const SnapshotMeta& m) {
   const hsize_t nx = static_cast<hsize_t>(g.nx), ny = static_cast<hsize_t>(g.ny);
   const h5::Handle grp = h5::create_group(f, "/grid");
   h5::write_attr(f, grp, "origin", std::vector<double>{0.0, 0.0});
   h5::write_attr(f, grp, "spacing", std::vector<double>{m.dx, m.dy});
   const h5::Compression& c = m.compression;
-  h5::write_dataset(f, grp, "pressure", Dims{ny, nx}, g.pressure.data(), c);
-  h5::write_dataset(f, grp, "velocity", Dims{ny, nx, 3}, g.velocity.data(), c);
-  h5::write_dataset(f, grp, "vorticity", Dims{ny, nx}, g.vorticity.data(), c);
-  h5::write_dataset(f, grp, "divergence", Dims{ny, nx}, g.divergence.data(), c);
-  h5::write_dataset(f, grp, "solid", Dims{ny, nx}, g.solid.data(), c);
-  h5::write_dataset(f, grp, "u", Dims{ny, nx + 1}, g.u.data(), c);
-  h5::write_dataset(f, grp, "v", Dims{ny + 1, nx}, g.v.data(), c);
-  h5::write_dataset(f, grp, "phi", Dims{ny, nx}, g.phi.data(), c);
+  const h5::Rows cells{static_cast<hsize_t>(g.j0), static_cast<hsize_t>(g.j1 - g.j0)};
+  const h5::Rows vrows{static_cast<hsize_t>(g.j0), static_cast<hsize_t>(g.v_rows())};
+  h5::write_dataset(f, grp, "pressure", Dims{ny, nx}, g.pressure.data(), c, cells);
+  h5::write_dataset(f, grp, "velocity", Dims{ny, nx, 3}, g.velocity.data(), c, cells);
+  h5::write_dataset(f, grp, "vorticity", Dims{ny, nx}, g.vorticity.data(), c, cells);
+  h5::write_dataset(f, grp, "divergence", Dims{ny, nx}, g.divergence.data(), c, cells);
+  h5::write_dataset(f, grp, "solid", Dims{ny, nx}, g.solid.data(), c, cells);
+  h5::write_dataset(f, grp, "u", Dims{ny, nx + 1}, g.u.data(), c, cells);
+  h5::write_dataset(f, grp, "v", Dims{ny + 1, nx}, g.v.data(), c, vrows);
+  h5::write_dataset(f, grp, "phi", Dims{ny, nx}, g.phi.data(), c, cells);
 }
 
-void write_particles(const h5::File& f, const SimState& s, const SnapshotMeta& m) {
-  const SnapshotParticles p = snapshot_particles(s.particles);
-  const hsize_t n = p.size();
+// `p` holds particles first .. first + p.size() - 1 of `n` in all.
+void write_particles(const h5::File& f, const SnapshotParticles& p, hsize_t n, hsize_t first, const SnapshotMeta& m) {
   const h5::Handle grp = h5::create_group(f, "/particles");
   const h5::Compression& c = m.compression;
-  h5::write_dataset(f, grp, "position", Dims{n, 3}, p.position.data(), c);
-  h5::write_dataset(f, grp, "velocity", Dims{n, 3}, p.velocity.data(), c);
-  h5::write_dataset(f, grp, "id", Dims{n}, p.id.data(), c);
-  h5::write_dataset(f, grp, "diameter", Dims{n}, p.diameter.data(), c);
+  const h5::Rows rows{first, static_cast<hsize_t>(p.size())};
+  h5::write_dataset(f, grp, "position", Dims{n, 3}, p.position.data(), c, rows);
+  h5::write_dataset(f, grp, "velocity", Dims{n, 3}, p.velocity.data(), c, rows);
+  h5::write_dataset(f, grp, "id", Dims{n}, p.id.data(), c, rows);
+  h5::write_dataset(f, grp, "diameter", Dims{n}, p.diameter.data(), c, rows);
+}
+
+void write_header(const h5::File& f, const SimState& s, const SnapshotMeta& meta, const ParticleCounters& counters) {
+  const hid_t root = f.id();
+  h5::write_attr(f, root, "time", s.time);
+  h5::write_attr(f, root, "step", static_cast<int64_t>(s.step));
+  h5::write_attr(f, root, "dt", s.dt);
+  h5::write_attr(f, root, "config", meta.config_toml);
+  h5::write_attr(f, root, "strategies", meta.strategies);
+  h5::write_attr(f, root, "version", std::string(SIM_VERSION));
+  h5::write_attr(f, root, "format_version", kSnapshotFormatVersion);
+  h5::write_attr(f, root, "units", std::string(kUnits));
+  h5::write_attr(f, root, "next_id", static_cast<uint64_t>(s.next_id));
+  h5::write_attr(f, root, "removed", static_cast<int64_t>(counters.removed));
+  h5::write_attr(f, root, "recycled", static_cast<int64_t>(counters.recycled));
+  h5::write_attr(f, root, "capacity", static_cast<int64_t>(s.particles.size()));
+}
+
+// Fills the file made by `create` and renames it to `path` when `commits`;
+// on any error the temporary is removed (by the committing process) and
+// an OS error is named as such.
+template <class Create, class Fill>
+void write_file(const std::string& path, const std::string& tmp, bool commits, Create&& create, Fill&& fill) {
+  try {
+    h5::File f = create(tmp);
+    try {
+      fill(f);
+      f.close();
+    } catch (...) {
+      // Close it whatever state HDF5 is in, before the error travels on:
+      // a file left open in the library crashes the process at exit.
+      f.discard();
+      throw;
+    }
+    if (commits) commit_file(tmp, path);
+  } catch (const h5::Error& e) {
+    if (commits) std::remove(tmp.c_str());
+    // An OS error (full disk, read-only file system, I/O error) is what the
+    // user can act on; HDF5's own wording names only its internals.
+    if (e.err != 0) throw std::runtime_error(os_error_text(e.err) + " writing " + path);
+    throw;
+  } catch (...) {
+    if (commits) std::remove(tmp.c_str());
+    throw;
+  }
 }
 
 }  // namespace
@@ -61,43 +110,40 @@ SnapshotMeta make_snapshot_meta(const Config& cfg, const std::string& strategies
 }
 
 void write_snapshot(const std::string& path, const SimState& s, const SnapshotMeta& meta) {
-  const std::string tmp = temporary_path(path);
-  try {
-    h5::File f = h5::File::create(tmp);
-    try {
-      const hid_t root = f.id();
-      h5::write_attr(f, root, "time", s.time);
-      h5::write_attr(f, root, "step", static_cast<int64_t>(s.step));
-      h5::write_attr(f, root, "dt", s.dt);
-      h5::write_attr(f, root, "config", meta.config_toml);
-      h5::write_attr(f, root, "strategies", meta.strategies);
-      h5::write_attr(f, root, "version", std::string(SIM_VERSION));
-      h5::write_attr(f, root, "format_version", kSnapshotFormatVersion);
-      h5::write_attr(f, root, "units", std::string(kUnits));
-      h5::write_attr(f, root, "next_id", static_cast<uint64_t>(s.next_id));
-      h5::write_attr(f, root, "removed", static_cast<int64_t>(s.counters.removed));
-      h5::write_attr(f, root, "recycled", static_cast<int64_t>(s.counters.recycled));
-      h5::write_attr(f, root, "capacity", static_cast<int64_t>(s.particles.size()));
-      write_grid(f, s, meta);
-      write_particles(f, s, meta);
-      f.close();
-    } catch (...) {
-      // Close it whatever state HDF5 is in, before the error travels on:
-      // a file left open in the library crashes the process at exit.
-      f.discard();
-      throw;
-    }
-    commit_file(tmp, path);
-  } catch (const h5::Error& e) {
-    std::remove(tmp.c_str());
-    // An OS error (full disk, read-only file system, I/O error) is what the
-    // user can act on; HDF5's own wording names only its internals.
-    if (e.err != 0) throw std::runtime_error(os_error_text(e.err) + " writing " + path);
-    throw;
-  } catch (...) {
-    std::remove(tmp.c_str());
-    throw;
-  }
+  write_file(path, temporary_path(path), true, [](const std::string& tmp) { return h5::File::create(tmp); },
+             [&](const h5::File& f) {
+               write_header(f, s, meta, s.counters);
+               write_grid(f, snapshot_grid(s, meta.fluid_density), meta);
+               const SnapshotParticles p = snapshot_particles(s.particles);
+               write_particles(f, p, p.size(), 0, meta);
+             });
+}
+
+bool collective_snapshots_available() { return h5::File::collective_available(); }
+
+void write_snapshot_collective(const std::string& path, const SimState& part, int j0, int j1, const SnapshotMeta& meta,
+                               const Comm& comm) {
+  // What each rank writes, and the totals every rank must name alike.
+  uint64_t first = 0;
+  const SnapshotParticles p = particles_by_id_range(snapshot_particles(part.particles), part.next_id, comm, first);
+  const auto n = static_cast<hsize_t>(comm.allreduce_sum(static_cast<int64_t>(p.size())));
+  ParticleCounters counters = part.counters;
+  counters.removed = comm.allreduce_sum(static_cast<int64_t>(counters.removed));
+  counters.recycled = comm.allreduce_sum(static_cast<int64_t>(counters.recycled));
+  const SnapshotGrid g = snapshot_grid(part, meta.fluid_density, j0, j1);
+  const std::string tmp = comm.broadcast(temporary_path(path), 0);
+  const bool root = comm.rank() == 0;
+  // The HDF5 calls are collective: a rank whose call fails is met by the
+  // same failure on the others (MPI-IO reports a write error to all), and
+  // agree() gives every rank the same message.
+  agree(comm, [&] {
+    write_file(path, tmp, root, [&](const std::string& t) { return h5::File::create_collective(t, comm.native_handle()); },
+               [&](const h5::File& f) {
+                 write_header(f, part, meta, counters);
+                 write_grid(f, g, meta);
+                 write_particles(f, p, n, first, meta);
+               });
+  });
 }
 
 }  // namespace sim

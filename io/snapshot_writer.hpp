@@ -28,4 +28,16 @@ SnapshotMeta make_snapshot_meta(const Config& cfg, const std::string& strategies
 // Throws std::runtime_error naming the file.
 void write_snapshot(const std::string& path, const SimState& s, const SnapshotMeta& meta);
 
+class Comm;
+// Whether this build writes a snapshot from several ranks together
+// (parallel HDF5).
+bool collective_snapshots_available();
+// The same file, written by every rank of `comm` together, each with its
+// part of the state: the rows [j0, j1) of the grid it owns (with the halo
+// rows next to them current), its own particles, its own counters; the
+// scalars alike on every rank. Rank 0 renames the file into place. Every
+// rank throws the same CollectiveError when any fails. Collective.
+void write_snapshot_collective(const std::string& path, const SimState& part, int j0, int j1, const SnapshotMeta& meta,
+                               const Comm& comm);
+
 }  // namespace sim

@@ -4,7 +4,7 @@
 #   scripts/install-deps.sh --paraview  also ParaView (for the XDMF test and examples)
 set -euo pipefail
 
-packages=(cmake ninja-build g++ libomp-dev libhdf5-dev hdf5-tools libcli11-dev doctest-dev
+packages=(cmake ninja-build g++ libomp-dev libhdf5-dev libhdf5-openmpi-dev hdf5-tools libcli11-dev doctest-dev
           libtomlplusplus-dev libfftw3-dev python3 python3-numpy python3-h5py python3-matplotlib
           clang-14 libclang-rt-14-dev  # clang + libFuzzer runtime: scripts/fuzz.sh
           libopenmpi-dev openmpi-bin)  # MPI: sim_parallel and the mpirun tests

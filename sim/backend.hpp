@@ -166,6 +166,16 @@ class Backend : public PressureOps {
   // fields, particles (in canonical slot order) and counters as of the call.
   // The default downloads now.
   virtual std::unique_ptr<PendingState> begin_download(SimState header);
+  // This rank's part of the state, for a snapshot all ranks of a run write
+  // together (write_snapshot_collective): the fields in the storage of the
+  // whole grid, current in the rows [j0, j1) it owns and the halo rows
+  // next to them; its own particles and counters. The default, one rank's
+  // backend: the whole state, rows [0, ny).
+  virtual void download_part(SimState& s, int& j0, int& j1) {
+    download(s);
+    j0 = 0;
+    j1 = s.grid.ny;
+  }
   virtual void set_constants(const Constants& c) = 0;  // whenever dt or anything else changes
 
   virtual double max_velocity_rate() = 0;  // max over faces of |u|/dx + |v|/dy, for the CFL dt

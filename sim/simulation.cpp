@@ -343,6 +343,13 @@ SimState Simulation::download() {
   return s;
 }
 
+SimState Simulation::download_part(int& j0, int& j1) {
+  drain();
+  SimState s = header();
+  backend_->download_part(s, j0, j1);
+  return s;
+}
+
 std::unique_ptr<PendingState> Simulation::begin_download() {
   drain();
   return backend_->begin_download(header());

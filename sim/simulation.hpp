@@ -63,6 +63,8 @@ class Simulation {
   SimState download();  // host copy of the whole state (synchronises)
   // The same copy, started without waiting for it (see Backend::begin_download).
   std::unique_ptr<PendingState> begin_download();
+  // This rank's part of the state (Backend::download_part), rows [j0, j1).
+  SimState download_part(int& j0, int& j1);
   Diagnostics diagnostics();
   Backend& backend() { return *backend_; }
   const Config& config() const { return cfg_; }

@@ -55,7 +55,7 @@ int main(int argc, char** argv) {
     sim::RunOptions opts;
     if (mpi) opts.comm = sim::Comm::world();
     if (cli.command == sim::Command::bench) {
-      if (opts.comm.size() > 1) throw std::runtime_error("sim bench runs on one rank: start it without mpirun");
+      if (opts.comm.size() > 1) return sim::run_bench_ranks(cfg, cli.bench, opts.comm, std::cout, std::cerr);
       return sim::run_bench(cfg, cli.bench, std::cout, std::cerr);
     }
     opts.quiet = cli.quiet;

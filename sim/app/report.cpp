@@ -47,6 +47,9 @@ void print_summary(std::ostream& os, const RunSummary& s) {
     os << " rows; communication (reductions, halo rows, gathers, deposit folds) " << fmt("%.1f", *lo) << "-"
        << fmt("%.1f", *hi) << " ms per rank, " << fmt("%.1f", 100.0 * *hi / std::max(1e-9, 1e3 * s.wall_s))
        << "% of the wall time at most\n";
+    os << "  snapshots: " << (s.collective_output ? "written by all ranks together (parallel HDF5)"
+                                                  : "gathered onto rank 0, which writes them")
+       << "\n";
   }
   os << "\npressure: " << fmt("%.1f", s.pressure_iterations_mean) << " iterations/step (last step "
      << s.last_pressure.iterations << "), final relative residual " << fmt("%.3g", s.last_pressure.residual)

@@ -30,6 +30,7 @@ struct RunSummary {
   int ranks = 1;
   int rows_min = 0, rows_max = 0;
   std::vector<double> rank_comm_ms;
+  bool collective_output = false;  // snapshots written by all ranks together (parallel HDF5)
 };
 
 void print_summary(std::ostream& os, const RunSummary& s);

@@ -16,12 +16,14 @@
 #include "io/snapshot_files.hpp"
 #include "io/snapshot_series.hpp"
 #include "io/snapshot_thread.hpp"
+#include "io/snapshot_writer.hpp"
 #include "sim/app/report.hpp"
 #include "sim/app/backend_factory.hpp"
 #include "sim/app/cli.hpp"
 #include "sim/advection.hpp"
 #include "sim/app/memory_check.hpp"
 #include "sim/cpu/cpu_backend.hpp"
+#include "sim/parallel/agree.hpp"
 #include "sim/parallel/slab_rows.hpp"
 #include "sim/simulation.hpp"
 
@@ -39,59 +41,33 @@ bool same_directory(const std::string& file, const std::string& dir) {
   return !ec && std::filesystem::equivalent(parent, dir, ec) && !ec;
 }
 
-// An error every rank of a run meets alike (the same check on the same
-// data, or one rank's error shared by agree()): rank 0 reports it, every
-// rank ends with status 1. Any other error on a rank of several ends all
-// of them from there (Comm::abort_all).
-struct CollectiveError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-// Runs `f` on every rank; if it threw on any, every rank throws the
-// CollectiveError of the lowest such rank's message.
-template <class F>
-void agree(const Comm& comm, F&& f) {
-  std::string message;
-  try {
-    f();
-  } catch (const std::exception& e) {
-    message = e.what();
-    if (message.empty()) message = "unknown error";
-  }
-  if (comm.size() == 1) {
-    if (!message.empty()) throw CollectiveError(message);
-    return;
-  }
-  std::vector<size_t> counts;
-  const std::vector<char> all = comm.gatherv(message.data(), message.size(), &counts);
-  std::string first;
-  size_t at = 0;
-  for (const size_t c : counts) {
-    if (c > 0 && first.empty()) first.assign(all.data() + at, c);
-    at += c;
-  }
-  first = comm.broadcast(first, 0);
-  if (!first.empty()) throw CollectiveError(first);
-}
-
-// Snapshots of one run: the series index, the writer thread, and the
-// main-thread time they cost (download and waits). On a run over several
-// ranks every rank takes part in each download (it gathers the state onto
-// rank 0) and only rank 0 writes.
+// Snapshots of one run: the series index, the writer, and the main-thread
+// time they cost (download and waits). One rank writes on a thread of its
+// own while the stepping goes on. Over several ranks, with parallel HDF5
+// every rank writes its own rows and particles into the file together
+// (write_snapshot_collective) on the main thread, MPI being called from
+// that thread only; without it every rank takes part in each download (it
+// gathers the state onto rank 0) and rank 0 writes on its thread. Rank 0
+// keeps the index either way.
 class RunOutput {
  public:
   RunOutput(const Config& cfg, const SimState& start, const RunOptions& opts, const Backend& backend,
-            const std::string& solver, bool writes)
-      : writes_(writes) {
+            const std::string& solver)
+      : comm_(opts.comm),
+        root_(opts.comm.rank() == 0),
+        collective_(opts.comm.size() > 1 && collective_snapshots_available()),
+        dir_(cfg.output) {
     every_ = cfg.snapshot_every;
     if (!opts.restart.empty()) last_written_ = start.step;  // the restart file itself
-    if (!writes) return;
+    const std::string strategies = backend.name() + " | " + backend.strategies() + " | pressure solver " + solver;
+    if (collective_) meta_ = make_snapshot_meta(cfg, strategies);
+    if (!root_) return;
     SnapshotSeries series(cfg.output);
     // Restarting inside the output directory continues its series in sim.xdmf.
     if (!opts.restart.empty() && same_directory(opts.restart, cfg.output))
       series.adopt_existing(start.step, start.grid.nx, start.grid.ny);
-    const std::string strategies = backend.name() + " | " + backend.strategies() + " | pressure solver " + solver;
-    writer_.emplace(make_snapshot_meta(cfg, strategies), std::move(series));
+    if (collective_) series_.emplace(std::move(series));
+    else writer_.emplace(make_snapshot_meta(cfg, strategies), std::move(series));
   }
 
   void after_step(Simulation& sim) {
@@ -101,26 +77,45 @@ class RunOutput {
   // The final state, unless it is already on disk; then waits for the writer.
   void finish(Simulation& sim) {
     if (last_written_ != sim.step_index()) write(sim);
-    if (!writes_) return;
+    if (!writer_) return;
     const auto t0 = Clock::now();
     writer_->finish();
     main_ms_ += ms_since(t0);
   }
 
   double main_thread_ms() const { return main_ms_; }
-  SnapshotTiming timing() const { return writes_ ? writer_->timing() : SnapshotTiming{}; }
+  SnapshotTiming timing() const { return writer_ ? writer_->timing() : timing_; }
+  bool collective() const { return collective_; }
 
  private:
   void write(Simulation& sim) {
     const auto t0 = Clock::now();
-    std::unique_ptr<PendingState> state = sim.begin_download();
-    if (writes_) writer_->submit(std::move(state));
+    if (collective_) {
+      int j0 = 0, j1 = 0;
+      const SimState part = sim.download_part(j0, j1);
+      const std::string path = join_path(dir_, snapshot_file_name(part.step));
+      write_snapshot_collective(path, part, j0, j1, meta_, comm_);
+      agree(comm_, [&] {
+        if (series_) series_->add(path);
+      });
+      timing_.write_ms += ms_since(t0);
+      timing_.wait_ms += ms_since(t0);
+      ++timing_.written;
+    } else {
+      std::unique_ptr<PendingState> state = sim.begin_download();
+      if (writer_) writer_->submit(std::move(state));
+    }
     main_ms_ += ms_since(t0);
     last_written_ = sim.step_index();
   }
 
-  bool writes_ = true;
-  std::optional<SnapshotThread> writer_;
+  Comm comm_;
+  bool root_ = true, collective_ = false;
+  std::string dir_;
+  SnapshotMeta meta_;                      // collective: every rank's copy
+  std::optional<SnapshotSeries> series_;   // collective: rank 0's index
+  std::optional<SnapshotThread> writer_;   // otherwise: rank 0's writer
+  SnapshotTiming timing_;                  // collective: this rank's writes
   int64_t every_ = 0;
   int64_t last_written_ = -1;
   double main_ms_ = 0;
@@ -170,36 +165,6 @@ void claim_output(const Config& cfg, const RunOptions& opts) {
                            "); pass --overwrite to replace them or --restart one of them");
 }
 
-// What a run over several ranks cannot do yet, refused before any work.
-void check_split_run(const Config& cfg, int ranks) {
-  if (ranks < 2) return;
-  if (cfg.backend == BackendKind::cuda)
-    throw std::runtime_error("a run over " + std::to_string(ranks) +
-                             " MPI ranks runs on the CPU backend: GPU ranks are not supported yet (drop --backend "
-                             "cuda, or run on one rank)");
-  // (what the CPU backend cannot split, e.g. fluid.advection = "quick", make_cpu_backend refuses)
-}
-
-Domain domain_of(const Config& cfg) {
-  Domain d;
-  d.nx = cfg.nx;
-  d.ny = cfg.ny;
-  d.lx = cfg.lx;
-  d.ly = cfg.ly;
-  d.periodic_x = cfg.left.kind == BoundaryKind::periodic;
-  d.periodic_y = cfg.bottom.kind == BoundaryKind::periodic;
-  return d;
-}
-
-// Over several ranks the transform solve runs on rank 0 alone (the
-// right-hand side gathered, the solution scattered), while multigrid runs
-// on every rank's rows: `auto` takes multigrid there.
-Config config_for_ranks(const Config& given, int ranks) {
-  Config cfg = given;
-  if (ranks > 1 && cfg.solver == PressureSolverKind::auto_) cfg.solver = PressureSolverKind::multigrid;
-  return cfg;
-}
-
 int run(const Config& given, const RunOptions& opts, std::ostream& out, std::ostream& err) {
   const Comm& comm = opts.comm;
   const Config cfg = config_for_ranks(given, comm.size());
@@ -209,6 +174,11 @@ int run(const Config& given, const RunOptions& opts, std::ostream& out, std::ost
   std::optional<OutputLock> lock;
   agree(comm, [&] {
     check_split_run(cfg, comm.size());
+    // Past a file-size limit (ulimit -f) a write fails with EFBIG and the run
+    // stops with its one-line error, instead of SIGXFSZ killing the process
+    // with a half-written temporary and no message. Every rank: with
+    // parallel HDF5 all of them write.
+    std::signal(SIGXFSZ, SIG_IGN);
     if (!root) return;  // rank 0 alone touches the output directory
     // Before anything is created: a NUL would cut the path short at the
     // system call, so the run would write somewhere else than asked.
@@ -220,10 +190,6 @@ int run(const Config& given, const RunOptions& opts, std::ostream& out, std::ost
     // Before any work: a run that cannot write its results should not start.
     prepare_output_dir(cfg.output);
     lock.emplace(cfg.output);
-    // Past a file-size limit (ulimit -f) a write fails with EFBIG and the run
-    // stops with its one-line error, instead of SIGXFSZ killing the process
-    // with a half-written temporary and no message.
-    std::signal(SIGXFSZ, SIG_IGN);
     claim_output(cfg, opts);
   });
   SimState state;
@@ -266,7 +232,7 @@ int run(const Config& given, const RunOptions& opts, std::ostream& out, std::ost
   agree(comm, [&] { sim_holder.emplace(cfg, std::move(backend), state); });
   Simulation& sim = *sim_holder;
   std::optional<RunOutput> output_holder;
-  agree(comm, [&] { output_holder.emplace(cfg, state, opts, sim.backend(), sim.pressure_solver_name(), root); });
+  agree(comm, [&] { output_holder.emplace(cfg, state, opts, sim.backend(), sim.pressure_solver_name()); });
   RunOutput& output = *output_holder;
   state = SimState{};
 
@@ -323,6 +289,7 @@ int run(const Config& given, const RunOptions& opts, std::ostream& out, std::ost
   s.h = std::min(cfg.dx(), cfg.dy());
   if (slabs) {
     s.ranks = comm.size();
+    s.collective_output = output.collective();
     s.rank_comm_ms = comm.allgather(slabs->comm_ms());
     s.rows_min = s.rows_max = slabs->end_row(0) - slabs->first_row(0);
     for (int r = 0; r < comm.size(); ++r) {
@@ -343,6 +310,36 @@ int run(const Config& given, const RunOptions& opts, std::ostream& out, std::ost
 }
 
 }  // namespace
+
+// What a run over several ranks cannot do yet, refused before any work.
+void check_split_run(const Config& cfg, int ranks) {
+  if (ranks < 2) return;
+  if (cfg.backend == BackendKind::cuda)
+    throw std::runtime_error("a run over " + std::to_string(ranks) +
+                             " MPI ranks runs on the CPU backend: GPU ranks are not supported yet (drop --backend "
+                             "cuda, or run on one rank)");
+  // (what the CPU backend cannot split, e.g. fluid.advection = "quick", make_cpu_backend refuses)
+}
+
+Domain domain_of(const Config& cfg) {
+  Domain d;
+  d.nx = cfg.nx;
+  d.ny = cfg.ny;
+  d.lx = cfg.lx;
+  d.ly = cfg.ly;
+  d.periodic_x = cfg.left.kind == BoundaryKind::periodic;
+  d.periodic_y = cfg.bottom.kind == BoundaryKind::periodic;
+  return d;
+}
+
+// Over several ranks the transform solve runs on rank 0 alone (the
+// right-hand side gathered, the solution scattered), while multigrid runs
+// on every rank's rows: `auto` takes multigrid there.
+Config config_for_ranks(const Config& given, int ranks) {
+  Config cfg = given;
+  if (ranks > 1 && cfg.solver == PressureSolverKind::auto_) cfg.solver = PressureSolverKind::multigrid;
+  return cfg;
+}
 
 int run_simulation(const Config& cfg, const RunOptions& opts, std::ostream& out, std::ostream& err) {
   const Comm& comm = opts.comm;

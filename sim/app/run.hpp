@@ -5,6 +5,7 @@
 
 #include "sim/config.hpp"
 #include "sim/parallel/comm.hpp"
+#include "sim/parallel/decomposition.hpp"
 
 namespace sim {
 
@@ -19,5 +20,12 @@ struct RunOptions {
 
 // Returns the process exit status; errors are one line on `err`.
 int run_simulation(const Config& cfg, const RunOptions& opts, std::ostream& out, std::ostream& err);
+
+// A run over `ranks` ranks: what it cannot do (throws its one-line error),
+// the domain its slabs split, and the config it runs (pressure.solver =
+// "auto" takes multigrid over several ranks).
+void check_split_run(const Config& cfg, int ranks);
+Domain domain_of(const Config& cfg);
+Config config_for_ranks(const Config& given, int ranks);
 
 }  // namespace sim

@@ -85,6 +85,17 @@ class CpuBackend final : public Backend {
     if (ranks_) {
       for (auto* f : {&u_, &v_, &phi_}) ranks_->gather(f->data());
     }
+    copy_out(s);
+    if (ranks_) gather_particles(s);
+  }
+  void download_part(SimState& s, int& j0, int& j1) override {
+    if (!ranks_) return Backend::download_part(s, j0, j1);
+    copy_out(s);
+    j0 = ranks_->j0();
+    j1 = ranks_->j1();
+  }
+  // The rank's own copy of the state, nothing gathered.
+  void copy_out(SimState& s) const {
     s.u.assign(u_.begin(), u_.end());
     s.v.assign(v_.begin(), v_.end());
     s.phi.assign(phi_.begin(), phi_.end());
@@ -92,7 +103,6 @@ class CpuBackend final : public Backend {
     if (cfg_.layout == Layout::aos) from_aos(aos_, s.particles);
     else s.particles = parts_;
     s.counters = counters_;
-    if (ranks_) gather_particles(s);
   }
   void set_constants(const Constants& c) override { k_ = c; }
 

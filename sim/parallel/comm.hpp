@@ -65,6 +65,9 @@ class Comm {
   int rank() const { return rank_; }
   int size() const { return size_; }
   bool is_serial() const { return !handle_; }
+  // The MPI_Comm behind this communicator, as a pointer to it, for a
+  // library that takes one (parallel HDF5); null when serial.
+  const void* native_handle() const { return handle_.get(); }
 
   // The ranks that pass the same colour form one communicator, ranked by
   // key (ties by rank here).

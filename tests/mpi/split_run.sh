@@ -6,7 +6,8 @@
 # h5diff: bit for bit when DELTA is 0, else to DELTA. Then a restart: 2 ranks
 # to STEPS/2, 3 ranks on from that snapshot to STEPS, against the one-rank
 # run again. A failing run fails the test. SPLIT_RANKS (default "2 3")
-# names other rank counts to compare with one rank.
+# names other rank counts to compare with one rank; SPLIT_SNAPSHOTS, when
+# set, the start of the report's "snapshots:" line the split runs must print.
 set -euo pipefail
 sim=$1 config=$2 steps=$3 delta=$4
 shift 4
@@ -20,7 +21,14 @@ run() {
   if [[ $np == 1 ]]; then
     "$sim" --quiet "$@" "$config"
   else
-    mpirun -np "$np" --oversubscribe "$sim" --quiet "$@" "$config"
+    mpirun -np "$np" --oversubscribe "$sim" "$@" "$config" > "$work/report.txt"
+    # How the snapshots were written: SPLIT_SNAPSHOTS names the way this
+    # build must take (all ranks together with parallel HDF5, else gathered).
+    if [[ -n ${SPLIT_SNAPSHOTS:-} ]] && ! grep -q "^  snapshots: $SPLIT_SNAPSHOTS" "$work/report.txt"; then
+      echo "split_run: $np ranks did not report snapshots '$SPLIT_SNAPSHOTS':"
+      grep snapshots "$work/report.txt" || echo "(no snapshots line)"
+      exit 1
+    fi
   fi
 }
 

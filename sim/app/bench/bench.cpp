@@ -145,4 +145,39 @@ int run_bench(const Config& cfg, const BenchOptions& opts, std::ostream& out, st
   }
 }
 
+int run_bench_ranks(const Config& cfg, const BenchOptions& opts, const Comm& world, std::ostream& out,
+                    std::ostream& err) {
+  const bool root = world.rank() == 0;
+  try {
+    bench_clock_s();
+    if (opts.micro) throw std::runtime_error("sim bench --micro runs on one rank: start it without mpirun");
+    if (!opts.layouts.empty() || !opts.stencils.empty() || !opts.constants.empty() || !opts.samplings.empty() ||
+        !opts.deposits.empty() || !opts.solvers.empty() || !opts.advections.empty())
+      throw std::runtime_error(
+          "under mpirun sim bench compares rank counts on the config's strategies: set them with --set (the axis "
+          "options compare strategies on one rank)");
+    NullBuffer null_buf;
+    std::ostream null_stream(&null_buf);
+    std::ostream& log = opts.quiet || !root ? null_stream : out;
+    const BenchReport r = run_ranks(cfg, opts, world, log);
+    int failed = 0;
+    if (root) {
+      print_bench_table(out, r);
+      if (!opts.csv.empty()) write_file(opts.csv, r, write_csv);
+      if (!opts.json.empty()) write_file(opts.json, r, write_json);
+      for (const BenchRow& row : r.rows) {
+        const std::string e = row.text("error");
+        if (!e.empty() && e.rfind("skipped", 0) != 0) ++failed;
+      }
+      if (failed > 0)
+        err << "sim: error: " << failed << " of " << r.rows.size() << " rank counts failed (see the error column)\n";
+    }
+    return world.allreduce_max(static_cast<int64_t>(failed)) > 0 ? 1 : 0;
+  } catch (const std::exception& e) {
+    // The same checks on the same config on every rank: rank 0 says it.
+    if (root) err << "sim: error: " << e.what() << "\n";
+    return 1;
+  }
+}
+
 }  // namespace sim

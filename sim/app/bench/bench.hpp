@@ -15,6 +15,7 @@
 
 #include "sim/backend.hpp"
 #include "sim/config.hpp"
+#include "sim/parallel/comm.hpp"
 
 namespace sim {
 
@@ -72,6 +73,11 @@ inline std::vector<Config> combinations(const Config& base, const std::vector<Be
 // Returns the exit status: 0, or 1 when a variant failed (the others are
 // still reported and written); errors are one line on `err`.
 int run_bench(const Config& cfg, const BenchOptions& opts, std::ostream& out, std::ostream& err);
+// Under mpirun (more than one rank in `world`): the ranks suite, the case on
+// 1, 2, 4, ... and all of the ranks, with the scaling efficiency
+// (sim/app/bench/bench_ranks.cpp). Rank 0 prints and writes the files.
+int run_bench_ranks(const Config& cfg, const BenchOptions& opts, const Comm& world, std::ostream& out,
+                    std::ostream& err);
 
 // ---- the pieces, also used by the tests --------------------------------
 
@@ -110,6 +116,7 @@ BenchReport start_report(const std::string& suite, const Config& cfg, const Benc
 // The documented CSV headers (docs/BENCH.md).
 const std::vector<std::string>& matrix_columns();
 const std::vector<std::string>& micro_columns();
+const std::vector<std::string>& ranks_columns();
 
 void write_csv(std::ostream& os, const BenchReport& r);
 void write_json(std::ostream& os, const BenchReport& r);
@@ -135,6 +142,8 @@ BenchReport run_matrix(const Config& cfg, const BenchOptions& opts, bool cuda, d
                        std::ostream& log);
 BenchReport run_micro(const Config& cfg, const BenchOptions& opts, bool cuda, double ceiling_gbps,
                       std::ostream& log);
+// The ranks suite; the report is complete on rank 0 only.
+BenchReport run_ranks(const Config& cfg, const BenchOptions& opts, const Comm& world, std::ostream& log);
 
 // Seconds on the steady clock since the first call (the bench's own clock).
 double bench_clock_s();

@@ -155,6 +155,26 @@ void write_json(std::ostream& os, const BenchReport& r) {
 
 void print_bench_table(std::ostream& os, const BenchReport& r) {
   os << "\nsim bench (" << r.suite << ") | " << r.config << " | " << r.device << "\n";
+  if (r.suite == "ranks") {
+    for (const std::string& n : r.notes) os << "note: " << n << "\n";
+    os << "\nms per step: the wall time (slowest rank), then each rank's communication (waits included) and the "
+          "rest, min-max over ranks; rank 0's phases; efficiency t(1) / (n t(n))\n";
+    print_rows(os, r,
+               {{"ranks", 5, nullptr, "ranks", "%.0f"},
+                {"rows", 4, nullptr, "rows_max", "%.0f"},
+                {"it/step", 7, nullptr, "iterations_per_step", "%.1f"},
+                {"total", 7, nullptr, "total_ms", "%.3f"},
+                {"steps/s", 7, nullptr, "steps_per_s", "%.2f"},
+                {"comm min", 8, nullptr, "comm_ms_min", "%.3f"},
+                {"comm max", 8, nullptr, "comm_ms_max", "%.3f"},
+                {"%comm", 5, nullptr, "comm_pct", "%.1f"},
+                {"work min", 8, nullptr, "work_ms_min", "%.3f"},
+                {"work max", 8, nullptr, "work_ms_max", "%.3f"},
+                {"pressure", 8, nullptr, "pressure_ms", "%.3f"},
+                {"speedup", 7, nullptr, "speedup", "%.2f"},
+                {"efficiency", 10, nullptr, "efficiency", "%.2f"}});
+    return;
+  }
   os << "ceiling " << number_text(r.ceiling_gbps, "%.1f") << " GB/s: " << r.ceiling_what << "\n";
   for (const std::string& n : r.notes) os << "note: " << n << "\n";
   os << "\n";
