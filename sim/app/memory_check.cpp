@@ -197,10 +197,19 @@ std::string memory_shortfall(const Config& cfg, const MemoryNeed& need, uint64_t
          " available" + on;
 }
 
-void check_run_fits(const Config& cfg) {
+void check_run_fits(const Config& cfg, int ranks_on_host) {
   require_backend_built(cfg);
   const bool cuda = resolves_to_cuda(cfg);
-  const std::string host = memory_shortfall(cfg, host_memory_need(cfg, cuda), host_memory_available(), "host");
+  MemoryNeed host_need = host_memory_need(cfg, cuda);
+  std::string on;
+  if (ranks_on_host > 1) {
+    const Bytes n = Bytes::count(ranks_on_host);
+    host_need.grid = host_need.grid * n;
+    host_need.particles = host_need.particles * n;
+    host_need.base = host_need.base * n;
+    on = " (" + std::to_string(ranks_on_host) + " ranks on this host, each holding the whole grid)";
+  }
+  const std::string host = memory_shortfall(cfg, host_need, host_memory_available(), "host", on);
   if (!host.empty()) throw std::runtime_error(host);
   if (cuda) {
     const CudaMemoryNeed d = cuda_memory_need(cfg, Grid::make(cfg.nx, cfg.ny, cfg.lx, cfg.ly));

@@ -172,6 +172,7 @@ int run(const Config& given, const RunOptions& opts, std::ostream& out, std::ost
   const bool root = comm.rank() == 0;
   const bool talk = root && !opts.quiet;  // rank 0 alone prints
   std::optional<OutputLock> lock;
+  const int ranks_on_host = comm.ranks_sharing_memory();
   agree(comm, [&] {
     check_split_run(cfg, comm.size());
     // Past a file-size limit (ulimit -f) a write fails with EFBIG and the run
@@ -186,7 +187,7 @@ int run(const Config& given, const RunOptions& opts, std::ostream& out, std::ost
     if (!opts.restart.empty()) check_path("--restart", opts.restart);
     // Before anything is allocated or created: a run the machine cannot hold
     // is refused in one line with the memory it needs and what there is.
-    check_run_fits(cfg);
+    check_run_fits(cfg, ranks_on_host);
     // Before any work: a run that cannot write its results should not start.
     prepare_output_dir(cfg.output);
     lock.emplace(cfg.output);

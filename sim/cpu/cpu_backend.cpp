@@ -53,6 +53,7 @@ class CpuBackend final : public Backend {
       for (auto* f : {&mu_, &mv_, &au_, &av_, &bu_, &bv_}) first_touch(*f, rows_);
     inj_ = make_injection(cfg.inject);
     if (ranks_) poisson_.split(ranks_);
+    if (ranks_ && cfg.advection == AdvectionScheme::quick) wide_rows_ = plan_wide_rows();
   }
 
   std::string name() const override {
@@ -422,7 +423,43 @@ class CpuBackend final : public Backend {
     if (ranks_) {
       ranks_->exchange_halo(u, Stagger::u_face);
       ranks_->exchange_halo(v, Stagger::v_face);
+      if (!wide_rows_.empty()) {
+        ranks_->copy_rows(u, g_.pitch, wide_rows_);
+        ranks_->copy_rows(v, g_.pitch, wide_rows_);
+      }
     }
+  }
+
+  // fluid.advection = "quick" over ranks: the velocity rows each rank's
+  // faces read two rows out (FaceNeighbours, through wide_offset's wrap or
+  // clamp), beyond the one halo row the exchange brings, from the rank that
+  // holds them current: a row's owner, rank 0 for the bottom halo row -1,
+  // the top rank for rows ny and ny + 1. Every rank's list, for copy_rows.
+  std::vector<std::vector<SlabRows::RowCopy>> plan_wide_rows() const {
+    const int n = ranks_->ranks(), ny = g_.ny;
+    const bool periodic = cfg_.bottom.kind == BoundaryKind::periodic;
+    const int last = g_.rows - 2;
+    auto owner = [&](int r) {
+      if (r < 0) return 0;
+      if (r >= ny) return n - 1;
+      for (int q = 0; q < n; ++q)
+        if (r < ranks_->end_row(q)) return q;
+      return n - 1;
+    };
+    std::vector<std::vector<SlabRows::RowCopy>> wanted(static_cast<size_t>(n));
+    for (int q = 0; q < n; ++q) {
+      const int a = ranks_->first_row(q), b = ranks_->end_row(q);
+      const int fe = b == ny ? ny + 1 : b;
+      std::vector<int> rows;
+      for (int j = a; j < fe; ++j)
+        for (int dj = -2; dj <= 2; ++dj)
+          rows.push_back(j + (dj < -1 || dj > 1 ? wide_offset(j, dj, ny, periodic, last) : dj));
+      std::sort(rows.begin(), rows.end());
+      rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
+      for (const int r : rows)
+        if (owner(r) != q && !(r >= a && r < fe)) wanted[static_cast<size_t>(q)].push_back({r, r, owner(r)});
+    }
+    return wanted;
   }
 
   // One row of the sweeps without obstacles, from the row's cell 0 (p, q
@@ -473,6 +510,7 @@ class CpuBackend final : public Backend {
   RowBlocks rows_;  // the static row partition of the grid arrays (first touch)
   HostArray<real> u_, v_, uh_, vh_, us_, vs_, phi_, phi2_, rhs_, open_;
   std::vector<real> clearance_;  // fluid.advection = quick with obstacles: advection_clearance per point
+  std::vector<std::vector<SlabRows::RowCopy>> wide_rows_;  // quick over ranks: plan_wide_rows
   // Two-way coupling, per face (sim/particle_physics.hpp): deposited
   // particle mass M, and the implicit drag's A and B; A and B are zero
   // between steps.
@@ -781,10 +819,6 @@ Diagnostics CpuBackend::diagnostics() {
 
 std::unique_ptr<Backend> make_cpu_backend(const Config& cfg, const Grid& grid, std::shared_ptr<const SlabRows> ranks) {
   if (ranks && ranks->ranks() == 1) ranks = nullptr;
-  if (ranks && cfg.advection == AdvectionScheme::quick)
-    throw std::invalid_argument(
-        "fluid.advection = \"quick\" reads two rows past a face, and a run over several ranks exchanges one: "
-        "use \"central\" with mpirun, or run on one rank");
   return std::make_unique<CpuBackend>(cfg, grid, std::move(ranks));
 }
 

@@ -156,6 +156,21 @@ Comm Comm::split(int colour, int key) const {
   return c;
 }
 
+int Comm::ranks_sharing_memory() const {
+  int n = 1;
+#if SIM_HAVE_MPI
+  if (handle_) {
+    MPI_Comm local = MPI_COMM_NULL;
+    check(MPI_Comm_split_type(mpi(handle_), MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &local),
+          "MPI_Comm_split_type");
+    const int rc = MPI_Comm_size(local, &n);
+    MPI_Comm_free(&local);
+    check(rc, "MPI_Comm_size");
+  }
+#endif
+  return n;
+}
+
 void Comm::barrier() const {
 #if SIM_HAVE_MPI
   if (handle_) check(MPI_Barrier(mpi(handle_)), "MPI_Barrier");

@@ -73,6 +73,10 @@ class Comm {
   // key (ties by rank here).
   Comm split(int colour, int key) const;
 
+  // The ranks of this communicator on this rank's host (sharing its
+  // memory), this one included.
+  int ranks_sharing_memory() const;
+
   void barrier() const;
 
   double allreduce_sum(double x) const;

@@ -52,5 +52,15 @@ if ! grep -q 'snap_000004.h5' "$work/write/sim.xdmf" || compgen -G "$work/write/
   echo "split_failure: write error: the index lost snap_000004.h5 or a temporary was left"
   failed=1
 fi
+# A grid too large for this host: the memory check counts every rank on it.
+status=0
+mpirun -np 2 --oversubscribe "$sim" --quiet --set domain.nx=40000 --set domain.ny=40000 --output "$work/big" \
+  "$configs/cavity.toml" > /dev/null 2> "$work/big.err" || status=$?
+if [[ $status != 1 ]] || ! grep -q "^sim: error: .* of host memory .*(2 ranks on this host, each holding the whole grid)$" \
+  "$work/big.err"; then
+  echo "split_failure: memory check: status $status, said:"
+  cat "$work/big.err"
+  failed=1
+fi
 [[ $failed == 0 ]] && echo "split_failure: one line and the right status from 3 ranks"
 exit "$failed"
