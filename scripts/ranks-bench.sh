@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# The ranks suite of `sim bench` (mpirun -np N sim bench CONFIG: the case on
+# 1, 2, 4, ... N ranks, each rank's communication and work time, the
+# scaling efficiency) on three large cases, and the cost of writing
+# snapshots from N ranks at 4096^2 against one rank. Tables and CSVs go to
+# DIR. Time it on an idle machine: ranks share its cores.
+#   scripts/ranks-bench.sh N DIR
+# SIM: the sim built with MPI (default build/sim); MPIRUN_FLAGS: extra
+# mpirun options (e.g. --bind-to core on an idle host).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+n=${1:?ranks}
+dir=${2:?output directory}
+mkdir -p "$dir"
+sim=${SIM:-build/sim}
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_WAIT_POLICY=passive OMP_NUM_THREADS=1
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+# shellcheck disable=SC2086
+mpi() { mpirun -np "$1" --oversubscribe ${MPIRUN_FLAGS:-} "${@:2}"; }
+{
+  echo "# $(date -u +%F) $(uname -n), $(nproc) processors, up to $n ranks of 1 OpenMP thread; $sim"
+  lscpu | grep -E '^(Model name|Socket|NUMA node\(s\)|L3)' || true
+} > "$dir/machine.txt"
+
+bench() {  # name, steps, sim options...
+  local name=$1 steps=$2
+  shift 2
+  mpi "$n" "$sim" bench --quiet --steps "$steps" --warmup 2 --csv "$dir/$name.csv" "$@" | tee "$dir/$name.txt"
+}
+bench cavity2048 10 --set domain.nx=2048 --set domain.ny=2048 config/cavity.toml
+bench box1024 10 --set domain.nx=1024 --set domain.ny=1024 config/box.toml
+bench channel2048 10 --set domain.nx=2048 --set domain.ny=512 config/channel.toml
+
+# Snapshots at 4096^2 (about 600 MB each): one rank writes on its writer
+# thread (partly hidden behind the steps); N ranks write their rows
+# together. The summaries' output phase and hidden time.
+out=(--steps 4 --snapshot-every 2 --set domain.nx=4096 --set domain.ny=4096 config/cavity.toml)
+"$sim" --output "$work/one" "${out[@]}" > "$dir/output4096_1rank.txt"
+mpi "$n" "$sim" --output "$work/many" "${out[@]}" > "$dir/output4096_${n}ranks.txt"
+for f in "$dir"/output4096_*.txt; do
+  echo "== $f"
+  grep -E '^  (output|total) |hidden|snapshots:|steps, simulated' "$f"
+done | tee "$dir/output4096_summary.txt"
