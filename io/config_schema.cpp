@@ -196,6 +196,9 @@ std::vector<Field<Config>> config_keys() {
   k.push_back(boolean<C>("output.compress", SIM_MEMBER(compress), "Compress snapshot datasets (HDF5 deflate)."));
   k.push_back(integer<C>("output.compression_level", SIM_MEMBER(compression_level), "", interval(0, false, 9, false),
                          "Deflate level when compress = true."));
+  k.push_back(boolean<C>("output.collective", SIM_MEMBER(collective),
+                         "Over MPI ranks with parallel HDF5: all ranks write each snapshot together; false: rank 0 "
+                         "gathers the state and writes it on its writer thread, behind the stepping."));
   return k;
 }
 

@@ -112,6 +112,7 @@ struct Config {
   // [output]
   bool compress = false;
   int compression_level = 4;
+  bool collective = true;  // over ranks with parallel HDF5: all ranks write each snapshot together
 
   // Sum of the regions' counts; throws std::overflow_error past 2^63 - 1
   // (io/config_loader refuses such a config first, naming the key).

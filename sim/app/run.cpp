@@ -55,7 +55,7 @@ class RunOutput {
             const std::string& solver)
       : comm_(opts.comm),
         root_(opts.comm.rank() == 0),
-        collective_(opts.comm.size() > 1 && collective_snapshots_available()),
+        collective_(opts.comm.size() > 1 && cfg.collective && collective_snapshots_available()),
         dir_(cfg.output) {
     every_ = cfg.snapshot_every;
     if (!opts.restart.empty()) last_written_ = start.step;  // the restart file itself
