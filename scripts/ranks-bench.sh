@@ -5,6 +5,7 @@
 # snapshots from N ranks at 4096^2 against one rank. Tables and CSVs go to
 # DIR. Time it on an idle machine: ranks share its cores.
 #   scripts/ranks-bench.sh N DIR
+# CASES: a subset of "cavity2048 box1024 channel2048 output" (default all).
 # SIM: the sim built with MPI (default build/sim); MPIRUN_FLAGS: extra
 # mpirun options (e.g. --bind-to core on an idle host).
 set -euo pipefail
@@ -19,7 +20,7 @@ trap 'rm -rf "$work"' EXIT
 # shellcheck disable=SC2086
 mpi() { mpirun -np "$1" --oversubscribe ${MPIRUN_FLAGS:-} "${@:2}"; }
 {
-  echo "# $(date -u +%F) $(uname -n), $(nproc) processors, up to $n ranks of 1 OpenMP thread; $sim"
+  echo "# $(date -u +%F) $(uname -n), $(nproc --all) processors, up to $n ranks of 1 OpenMP thread; $sim"
   lscpu | grep -E '^(Model name|Socket|NUMA node\(s\)|L3)' || true
 } > "$dir/machine.txt"
 
@@ -28,16 +29,22 @@ bench() {  # name, steps, sim options...
   shift 2
   mpi "$n" "$sim" bench --quiet --steps "$steps" --warmup 2 --csv "$dir/$name.csv" "$@" | tee "$dir/$name.txt"
 }
-bench cavity2048 10 --set domain.nx=2048 --set domain.ny=2048 config/cavity.toml
-bench box1024 10 --set domain.nx=1024 --set domain.ny=1024 config/box.toml
-bench channel2048 10 --set domain.nx=2048 --set domain.ny=512 config/channel.toml
+cases=${CASES:-cavity2048 box1024 channel2048 output}
+on() { [[ " $cases " == *" $1 "* ]]; }
+on cavity2048 && bench cavity2048 10 --set domain.nx=2048 --set domain.ny=2048 config/cavity.toml
+on box1024 && bench box1024 10 --set domain.nx=1024 --set domain.ny=1024 config/box.toml
+on channel2048 && bench channel2048 10 --set domain.nx=2048 --set domain.ny=512 config/channel.toml
 
 # Snapshots at 4096^2 (about 600 MB each): one rank writes on its writer
 # thread (partly hidden behind the steps); N ranks write their rows
-# together. The summaries' output phase and hidden time.
+# together, then (output.collective = false) gather onto rank 0, which
+# writes on its thread. The summaries' output phase and hidden time.
+on output || exit 0
 out=(--steps 4 --snapshot-every 2 --set domain.nx=4096 --set domain.ny=4096 config/cavity.toml)
 "$sim" --output "$work/one" "${out[@]}" > "$dir/output4096_1rank.txt"
 mpi "$n" "$sim" --output "$work/many" "${out[@]}" > "$dir/output4096_${n}ranks.txt"
+mpi "$n" "$sim" --output "$work/gathered" --set output.collective=false "${out[@]}" \
+  > "$dir/output4096_${n}ranks_gathered.txt"
 for f in "$dir"/output4096_*.txt; do
   echo "== $f"
   grep -E '^  (output|total) |hidden|snapshots:|steps, simulated' "$f"
