@@ -165,9 +165,8 @@ void claim_output(const Config& cfg, const RunOptions& opts) {
                            "); pass --overwrite to replace them or --restart one of them");
 }
 
-int run(const Config& given, const RunOptions& opts, std::ostream& out, std::ostream& err) {
+int run(const Config& cfg, const RunOptions& opts, std::ostream& out, std::ostream& err) {
   const Comm& comm = opts.comm;
-  const Config cfg = config_for_ranks(given, comm.size());
   const bool split = comm.size() > 1;
   const bool root = comm.rank() == 0;
   const bool talk = root && !opts.quiet;  // rank 0 alone prints
@@ -331,15 +330,6 @@ Domain domain_of(const Config& cfg) {
   d.periodic_x = cfg.left.kind == BoundaryKind::periodic;
   d.periodic_y = cfg.bottom.kind == BoundaryKind::periodic;
   return d;
-}
-
-// Over several ranks the transform solve runs on rank 0 alone (the
-// right-hand side gathered, the solution scattered), while multigrid runs
-// on every rank's rows: `auto` takes multigrid there.
-Config config_for_ranks(const Config& given, int ranks) {
-  Config cfg = given;
-  if (ranks > 1 && cfg.solver == PressureSolverKind::auto_) cfg.solver = PressureSolverKind::multigrid;
-  return cfg;
 }
 
 int run_simulation(const Config& cfg, const RunOptions& opts, std::ostream& out, std::ostream& err) {

@@ -22,10 +22,8 @@ struct RunOptions {
 int run_simulation(const Config& cfg, const RunOptions& opts, std::ostream& out, std::ostream& err);
 
 // A run over `ranks` ranks: what it cannot do (throws its one-line error),
-// the domain its slabs split, and the config it runs (pressure.solver =
-// "auto" takes multigrid over several ranks).
+// and the domain its slabs split.
 void check_split_run(const Config& cfg, int ranks);
 Domain domain_of(const Config& cfg);
-Config config_for_ranks(const Config& given, int ranks);
 
 }  // namespace sim

@@ -279,17 +279,15 @@ class CpuBackend final : public Backend {
   }
 
   // Transform solve (sim/cpu/cpu_fft.hpp) into the same float64 x; split
-  // over ranks, rank 0 solves on the gathered right-hand side (the same
-  // bits as one rank) and every rank takes its rows of the solution.
+  // over ranks, each rank transforms its share of the row and column
+  // blocks (the same bits as one rank) and ends with its rows of the
+  // solution and the halo rows next to them.
   void fft_setup(const PoissonHierarchy& h) override {
     poisson_.setup_operator(h, open_.data());
-    if (root()) fft_ = std::make_unique<CpuFftPoisson>(h);
+    fft_ = std::make_unique<CpuFftPoisson>(h);
+    if (ranks_) fft_->split(ranks_);
   }
-  void fft_solve() override {
-    if (ranks_) ranks_->gather(rhs_.data());
-    if (root()) fft_->solve(rhs_.data(), poisson_.x().data(), phi_.data());
-    scatter_solution();
-  }
+  void fft_solve() override { fft_->solve(rhs_.data(), poisson_.x().data(), phi_.data()); }
 
   Diagnostics diagnostics() override;
   int64_t nonfinite_particles() override { return ranks_ ? ranks_->sum(nonfinite_) : nonfinite_; }
@@ -302,11 +300,6 @@ class CpuBackend final : public Backend {
   int cell_end() const { return ranks_ ? ranks_->j1() : g_.ny; }
   int face_end() const { return ranks_ ? ranks_->face_end() : g_.ny + 1; }
   bool root() const { return !ranks_ || ranks_->rank() == 0; }
-  void scatter_solution() {
-    if (!ranks_) return;
-    ranks_->scatter(poisson_.x().data(), g_.ny + 2);  // the solve's cell-only layout
-    ranks_->scatter(phi_.data(), g_.rows);
-  }
   template <class View>
   void keep_owned(View p);
   template <class View>

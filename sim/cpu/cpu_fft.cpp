@@ -108,37 +108,41 @@ CpuFftPoisson::~CpuFftPoisson() {
 
 // Blocks of kBlock rows (columns) at fixed positions: the last, shorter
 // block has its own plan; a grid narrower than kBlock is one block.
+void CpuFftPoisson::row_blocks(bool forward, int b0, int b1) {
+  const int inv = forward ? 0 : 1, ny = p_.ny;
+  const int blocks = (ny + kBlock - 1) / kBlock;
+#pragma omp parallel for schedule(static)
+  for (int b = b0; b < b1; ++b) {
+    double* at = work_ + static_cast<size_t>(b) * kBlock * wp_;
+    const bool last = ny > kBlock && b == blocks - 1 && ny % kBlock != 0;
+    fftw_execute_r2r(plans_->row[inv][last ? 1 : 0], at, at);
+  }
+}
+
+void CpuFftPoisson::col_blocks(bool forward, int b0, int b1) {
+  const int inv = forward ? 0 : 1, nx = p_.nx;
+  const int blocks = (nx + kBlock - 1) / kBlock;
+#pragma omp parallel for schedule(static)
+  for (int b = b0; b < b1; ++b) {
+    double* at = work_ + static_cast<size_t>(b) * kBlock;
+    const bool last = nx > kBlock && b == blocks - 1 && nx % kBlock != 0;
+    fftw_execute_r2r(plans_->col[inv][last ? 1 : 0], at, at);
+  }
+}
+
 void CpuFftPoisson::transform(bool forward) {
-  const int inv = forward ? 0 : 1;
-  const int nx = p_.nx, ny = p_.ny;
-  auto rows = [&] {
-    const int blocks = (ny + kBlock - 1) / kBlock;
-#pragma omp parallel for schedule(static)
-    for (int b = 0; b < blocks; ++b) {
-      double* at = work_ + static_cast<size_t>(b) * kBlock * wp_;
-      const bool last = ny > kBlock && b == blocks - 1 && ny % kBlock != 0;
-      fftw_execute_r2r(plans_->row[inv][last ? 1 : 0], at, at);
-    }
-  };
-  auto cols = [&] {
-    const int blocks = (nx + kBlock - 1) / kBlock;
-#pragma omp parallel for schedule(static)
-    for (int b = 0; b < blocks; ++b) {
-      double* at = work_ + static_cast<size_t>(b) * kBlock;
-      const bool last = nx > kBlock && b == blocks - 1 && nx % kBlock != 0;
-      fftw_execute_r2r(plans_->col[inv][last ? 1 : 0], at, at);
-    }
-  };
+  const int rows = (p_.ny + kBlock - 1) / kBlock, cols = (p_.nx + kBlock - 1) / kBlock;
   if (forward) {
-    rows();
-    cols();
+    row_blocks(true, 0, rows);
+    col_blocks(true, 0, cols);
   } else {
-    cols();
-    rows();
+    col_blocks(false, 0, cols);
+    row_blocks(false, 0, rows);
   }
 }
 
 void CpuFftPoisson::solve(const real* rhs, double* x, real* phi) {
+  if (split_) return solve_split(rhs, x, phi);
   const int nx = p_.nx, ny = p_.ny, P = p_.pitch;
 #pragma omp parallel for schedule(static)
   for (int j = 0; j < ny; ++j)
@@ -163,6 +167,163 @@ void CpuFftPoisson::solve(const real* rhs, double* x, real* phi) {
     }
   fill_poisson_halo(x, nx, ny, P, p_.ghost);
   fill_poisson_halo(phi, nx, ny, P, p_.ghost);
+}
+
+// ---- over several ranks ------------------------------------------------
+
+// Who transforms what: rank h the row blocks whose first row it owns (rows
+// [h0[h], h1[h]) of the work array), rank q the column blocks [cb0[q],
+// cb1[q]) (columns [c0[q], c1[q])).
+struct CpuFftPoisson::Split {
+  std::shared_ptr<const SlabRows> ranks;
+  std::vector<int> rb0, rb1, h0, h1, cb0, cb1, c0, c1;
+};
+
+void CpuFftPoisson::split(std::shared_ptr<const SlabRows> ranks) {
+  if (!ranks || ranks->ranks() == 1) return;
+  auto s = std::make_unique<Split>();
+  const int n = ranks->ranks(), nx = p_.nx, ny = p_.ny;
+  const int rows = (ny + kBlock - 1) / kBlock, cols = (nx + kBlock - 1) / kBlock;
+  for (int h = 0; h < n; ++h) {
+    // The blocks whose first row lies in h's slab.
+    const int a = (ranks->first_row(h) + kBlock - 1) / kBlock;
+    const int b = h == n - 1 ? rows : (ranks->end_row(h) + kBlock - 1) / kBlock;
+    s->rb0.push_back(a);
+    s->rb1.push_back(std::max(a, b));
+    s->h0.push_back(std::min(a * kBlock, ny));
+    s->h1.push_back(std::min(std::max(a, b) * kBlock, ny));
+    const int ca = static_cast<int>(static_cast<int64_t>(cols) * h / n);
+    const int cb = static_cast<int>(static_cast<int64_t>(cols) * (h + 1) / n);
+    s->cb0.push_back(ca);
+    s->cb1.push_back(cb);
+    s->c0.push_back(std::min(ca * kBlock, nx));
+    s->c1.push_back(std::min(cb * kBlock, nx));
+  }
+  s->ranks = std::move(ranks);
+  split_ = std::move(s);
+}
+
+namespace {
+
+// A rectangle of the work array, rows [r0, r1) x columns [c0, c1), to or
+// from one rank.
+struct Piece {
+  int peer, r0, r1, c0, c1;
+  size_t size() const { return static_cast<size_t>(std::max(r1 - r0, 0)) * std::max(c1 - c0, 0); }
+};
+
+// Sends the `out` pieces of `work` and overwrites it with the `in` ones,
+// in one exchange (pieces to or from the rank itself are skipped).
+void move_pieces(const SlabRows& ranks, double* work, int wp, const std::vector<Piece>& out,
+                 const std::vector<Piece>& in) {
+  const int me = ranks.rank();
+  std::vector<std::vector<double>> sent, got;
+  std::vector<SendBuffer> sends;
+  std::vector<RecvBuffer> recvs;
+  sent.reserve(out.size());
+  got.reserve(in.size());
+  for (const Piece& p : out) {
+    if (p.peer == me || p.size() == 0) continue;
+    std::vector<double>& b = sent.emplace_back();
+    b.reserve(p.size());
+    for (int r = p.r0; r < p.r1; ++r)
+      b.insert(b.end(), work + static_cast<size_t>(r) * wp + p.c0, work + static_cast<size_t>(r) * wp + p.c1);
+    sends.push_back({p.peer, 7, b.data(), b.size() * sizeof(double)});
+  }
+  for (const Piece& p : in) {
+    if (p.peer == me || p.size() == 0) continue;
+    std::vector<double>& b = got.emplace_back(p.size());
+    recvs.push_back({p.peer, 7, b.data(), b.size() * sizeof(double)});
+  }
+  ranks.exchange(sends, recvs);
+  size_t k = 0;
+  for (const Piece& p : in) {
+    if (p.peer == me || p.size() == 0) continue;
+    const double* b = got[k++].data();
+    const size_t w = static_cast<size_t>(p.c1 - p.c0);
+    for (int r = p.r0; r < p.r1; ++r, b += w) std::copy(b, b + w, work + static_cast<size_t>(r) * wp + p.c0);
+  }
+}
+
+}  // namespace
+
+void CpuFftPoisson::solve_split(const real* rhs, double* x, real* phi) {
+  const Split& s = *split_;
+  const SlabRows& sr = *s.ranks;
+  const int me = sr.rank(), n = sr.ranks(), nx = p_.nx, ny = p_.ny, P = p_.pitch;
+  const int j0 = sr.j0(), j1 = sr.j1();
+  auto overlap = [](int a0, int a1, int b0, int b1, int& o0, int& o1) {
+    o0 = std::max(a0, b0);
+    o1 = std::min(a1, b1);
+    return o0 < o1;
+  };
+#pragma omp parallel for schedule(static)
+  for (int j = j0; j < j1; ++j)
+    for (int i = 0; i < nx; ++i) work_[static_cast<size_t>(j) * wp_ + i] = rhs[(i + 1) + (j + 1) * P];
+  // The rows of each row block to the rank that transforms it.
+  std::vector<Piece> out, in;
+  int o0 = 0, o1 = 0;
+  for (int q = 0; q < n; ++q) {
+    if (overlap(j0, j1, s.h0[q], s.h1[q], o0, o1)) out.push_back({q, o0, o1, 0, nx});
+    if (overlap(sr.first_row(q), sr.end_row(q), s.h0[me], s.h1[me], o0, o1)) in.push_back({q, o0, o1, 0, nx});
+  }
+  move_pieces(sr, work_, wp_, out, in);
+  row_blocks(true, s.rb0[me], s.rb1[me]);
+  // Rows of blocks to columns of blocks, and back after the column solve.
+  std::vector<Piece> to_cols, from_rows;
+  for (int q = 0; q < n; ++q) {
+    to_cols.push_back({q, s.h0[me], s.h1[me], s.c0[q], s.c1[q]});
+    from_rows.push_back({q, s.h0[q], s.h1[q], s.c0[me], s.c1[me]});
+  }
+  move_pieces(sr, work_, wp_, to_cols, from_rows);
+  col_blocks(true, s.cb0[me], s.cb1[me]);
+  const int c0 = s.c0[me], c1 = s.c1[me];
+#pragma omp parallel for schedule(static)
+  for (int j = 0; j < ny; ++j)
+    for (int i = c0; i < c1; ++i) {
+      const double lam = lambda_x_[static_cast<size_t>(i)] + lambda_y_[static_cast<size_t>(j)];
+      double& w = work_[static_cast<size_t>(j) * wp_ + i];
+      w = lam != 0.0 ? w * scale_ / lam : 0.0;
+    }
+  col_blocks(false, s.cb0[me], s.cb1[me]);
+  move_pieces(sr, work_, wp_, from_rows, to_cols);
+  row_blocks(false, s.rb0[me], s.rb1[me]);
+  // Each rank's rows and the halo rows next to them (wrapped on a periodic
+  // y) from the ranks that transformed them.
+  const bool periodic_y = p_.ay == FftAxis::periodic;
+  auto wanted = [&](int q) {
+    std::vector<std::pair<int, int>> r{{std::max(sr.first_row(q) - 1, 0), std::min(sr.end_row(q) + 1, ny)}};
+    if (periodic_y && sr.first_row(q) == 0) r.push_back({ny - 1, ny});
+    if (periodic_y && sr.end_row(q) == ny) r.push_back({0, 1});
+    return r;
+  };
+  out.clear();
+  in.clear();
+  for (int q = 0; q < n; ++q) {
+    for (const auto& [a, b] : wanted(q))
+      if (overlap(a, b, s.h0[me], s.h1[me], o0, o1)) out.push_back({q, o0, o1, 0, nx});
+    for (const auto& [a, b] : wanted(me))
+      if (overlap(a, b, s.h0[q], s.h1[q], o0, o1)) in.push_back({q, o0, o1, 0, nx});
+  }
+  move_pieces(sr, work_, wp_, out, in);
+  for (const auto& [a, b] : wanted(me)) {
+#pragma omp parallel for schedule(static)
+    for (int j = a; j < b; ++j) {
+      for (int i = 0; i < nx; ++i) {
+        const double v = work_[static_cast<size_t>(j) * wp_ + i];
+        x[(i + 1) + (j + 1) * P] = v;
+        phi[(i + 1) + (j + 1) * P] = static_cast<real>(v);
+      }
+      poisson_halo_x(x, j, nx, P, p_.ghost);
+      poisson_halo_x(phi, j, nx, P, p_.ghost);
+    }
+  }
+  // The y sides' ghost rows from rows the bottom and top ranks now hold;
+  // elsewhere rows -1 and ny are not read.
+  for (int i = -1; i <= nx; ++i) {
+    poisson_halo_y(x, i, ny, P, p_.ghost);
+    poisson_halo_y(phi, i, ny, P, p_.ghost);
+  }
 }
 
 double CpuFftPoisson::residual_norm(const real* rhs, const double* x, const real* open) const {

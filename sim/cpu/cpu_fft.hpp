@@ -13,6 +13,7 @@
 #include <memory>
 #include <vector>
 
+#include "sim/parallel/slab_rows.hpp"
 #include "sim/poisson_fft.hpp"
 
 namespace sim {
@@ -36,9 +37,22 @@ class CpuFftPoisson {
 
   const FftProblem& problem() const { return p_; }
 
+  // A run over several ranks (slabs of rows, sim/parallel/slab_rows.hpp):
+  // from then on solve() is collective. rhs is read in the rank's own rows;
+  // x and phi are written in its rows and the halo rows next to them. The
+  // blocks of rows go to the rank owning their first row, the blocks of
+  // columns are shared out evenly, and the work array moves between the
+  // two by all-to-all exchanges; every block is transformed by the plan one
+  // rank uses for it, so the solution is one rank's, bit for bit.
+  void split(std::shared_ptr<const SlabRows> ranks);
+
  private:
   struct Plans;
+  struct Split;
   void transform(bool forward);
+  void solve_split(const real* rhs, double* x, real* phi);
+  void row_blocks(bool forward, int b0, int b1);
+  void col_blocks(bool forward, int b0, int b1);
   FftProblem p_;
   PoissonLevel l0_;  // level 0 coefficients, for the residual
   int wp_ = 0;       // work row pitch: nx rounded up to 8 doubles (64-byte aligned rows)
@@ -46,6 +60,7 @@ class CpuFftPoisson {
   std::vector<double> lambda_x_, lambda_y_;  // per-axis eigenvalues in FFTW's output order
   double scale_ = 1;  // 1 / (norm_x norm_y): FFTW's inverse returns norm (n or 2n) times the input per axis
   std::unique_ptr<Plans> plans_;
+  std::unique_ptr<Split> split_;
   mutable std::vector<double> row_sum_;
 };
 

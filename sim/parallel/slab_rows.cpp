@@ -1,6 +1,6 @@
 // Slab rows over Comm: reductions gathered and folded on rank 0 and
 // broadcast (so their order is the rows' order), whole-row messages for
-// gathers, scatters and the deposit fold.
+// gathers and the deposit fold.
 #include "sim/parallel/slab_rows.hpp"
 
 #include <algorithm>
@@ -123,6 +123,11 @@ void SlabRows::gather(T* field) const {
   std::memcpy(field, all.data(), all.size());
 }
 
+void SlabRows::exchange(const std::vector<SendBuffer>& sends, const std::vector<RecvBuffer>& recvs) const {
+  Timed t(comm_ms_);
+  comm_.exchange(sends, recvs);
+}
+
 template <class T>
 void SlabRows::copy_rows(T* field, int pitch, const std::vector<std::vector<RowCopy>>& wanted) const {
   Timed t(comm_ms_);
@@ -163,30 +168,6 @@ void SlabRows::transfer_rows(T* field, int pitch, const std::vector<std::vector<
     else
       std::copy(src, src + row, dst);
   }
-}
-
-template <class T>
-void SlabRows::scatter(T* field, int storage_rows) const {
-  Timed t(comm_ms_);
-  const size_t row = static_cast<size_t>(pitch_);
-  std::vector<SendBuffer> sends;
-  std::vector<RecvBuffer> recvs;
-  // Rows j0 - 1 .. j1 + 1 are storage rows j0 .. j1 + 2.
-  auto window = [&](int r, size_t& first, size_t& count) {
-    first = static_cast<size_t>(first_row(r)) * row;
-    count = static_cast<size_t>(std::min(end_row(r) + 3, storage_rows) - first_row(r)) * row;
-  };
-  size_t first = 0, count = 0;
-  if (comm_.rank() == 0) {
-    for (int r = 1; r < comm_.size(); ++r) {
-      window(r, first, count);
-      sends.push_back({r, 0, field + first, count * sizeof(T)});
-    }
-  } else {
-    window(comm_.rank(), first, count);
-    recvs.push_back({0, 0, field + first, count * sizeof(T)});
-  }
-  comm_.exchange(sends, recvs);
 }
 
 int SlabRows::owner_of_row(int row, Stagger s) const {
@@ -231,8 +212,6 @@ template void SlabRows::exchange_halo<float>(float*, Stagger) const;
 template void SlabRows::exchange_halo<double>(double*, Stagger) const;
 template void SlabRows::gather<float>(float*) const;
 template void SlabRows::gather<double>(double*) const;
-template void SlabRows::scatter<float>(float*, int) const;
-template void SlabRows::scatter<double>(double*, int) const;
 template void SlabRows::copy_rows<float>(float*, int, const std::vector<std::vector<RowCopy>>&) const;
 template void SlabRows::copy_rows<double>(double*, int, const std::vector<std::vector<RowCopy>>&) const;
 

@@ -69,11 +69,6 @@ class SlabRows {
   // rank holding all rows would. Other ranks' fields are left as they are.
   template <class T>
   void gather(T* field) const;
-  // Every rank's rows j0 - 1 .. j1 + 1 from rank 0's field, of
-  // `storage_rows` rows (Grid::rows; ny + 2 for the cell-only arrays of the
-  // pressure solve, whose row ny + 1 is then not sent).
-  template <class T>
-  void scatter(T* field, int storage_rows) const;
 
   // One storage row to copy to a rank: row `dst` there (its own index,
   // -1 .. ny) takes row `src` of `owner`.
@@ -92,6 +87,10 @@ class SlabRows {
   // zeroes them where they landed; refresh copies the owners' values back.
   void fold(real* field, Stagger s) const;
   void refresh(real* field, Stagger s) const;
+
+  // Comm::exchange, its time counted in comm_ms (for a caller that moves
+  // its own buffers between the ranks, as the split transform solve does).
+  void exchange(const std::vector<SendBuffer>& sends, const std::vector<RecvBuffer>& recvs) const;
 
   // Wall time spent in this object's calls (waits for other ranks included).
   double comm_ms() const { return comm_ms_; }

@@ -1,7 +1,7 @@
 // `mpirun -np N sim bench CONFIG`: the config's case on 1, 2, 4, ... and N
 // of the ranks (the others wait at a barrier), each count from the same
 // initial state with the same OpenMP threads per rank and the same pressure
-// solver, W untimed steps then S timed ones between two barriers. A row per
+// solver (`auto` does not depend on the rank count), W untimed steps then S timed ones between two barriers. A row per
 // rank count: the wall time per step (the slowest rank's), each rank's
 // communication and the rest of its time (min and max over ranks), rank
 // 0's phases, and the strong-scaling efficiency t(1) / (n t(n)).
@@ -98,10 +98,8 @@ const std::vector<std::string>& ranks_columns() {
   return c;
 }
 
-BenchReport run_ranks(const Config& given, const BenchOptions& opts, const Comm& world, std::ostream& log) {
+BenchReport run_ranks(const Config& cfg, const BenchOptions& opts, const Comm& world, std::ostream& log) {
   const int n = world.size();
-  // One solver for every count: the one N ranks run.
-  const Config cfg = config_for_ranks(given, n);
   BenchReport r = start_report("ranks", cfg, opts, false, ranks_columns());
   r.device = "cpu, " + std::to_string(n) + " MPI ranks";
   r.ceiling_what = "none: the ranks suite compares rank counts with one rank";
