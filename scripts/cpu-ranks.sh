@@ -39,7 +39,7 @@ for ((n = 1; n <= max; n *= 2)); do
     # steps / wall from the summary line "N steps, simulated time T s, wall W s, R steps/s"
     rate=$(sed -n 's/^\([0-9]*\) steps, simulated time .* wall \([0-9.]*\) s,.*/\1 \2/p' <<< "$out" |
       awk '{ printf "%.3f", $1 / $2 }')
-    comm=$(sed -n 's/.*deposit folds) \([0-9.]*-[0-9.]*\) ms per rank.*/\1/p' <<< "$out")
+    comm=$(sed -n 's/.*waits included) \([0-9.]*-[0-9.]*\) ms per rank.*/\1/p' <<< "$out")
     [[ -z $t1 ]] && t1=$rate
     eff=$(awk -v r="$rate" -v a="$t1" -v n="$n" 'BEGIN { printf "%.2f", r / (a * n) }')
     echo "$label $rate $eff ${comm:--}"

@@ -42,11 +42,20 @@ void print_summary(std::ostream& os, const RunSummary& s) {
   if (s.output_hidden_ms > 0) os << "  output hidden behind stepping: " << fmt("%.1f", s.output_hidden_ms) << " ms\n";
   if (s.ranks > 1 && !s.rank_comm_ms.empty()) {
     const auto [lo, hi] = std::minmax_element(s.rank_comm_ms.begin(), s.rank_comm_ms.end());
-    os << "  ranks: " << s.ranks << " in slabs of " << s.rows_min;
-    if (s.rows_max != s.rows_min) os << "-" << s.rows_max;
-    os << " rows; communication (reductions, halo rows, gathers, deposit folds) " << fmt("%.1f", *lo) << "-"
-       << fmt("%.1f", *hi) << " ms per rank, " << fmt("%.1f", 100.0 * *hi / std::max(1e-9, 1e3 * s.wall_s))
+    const auto [rlo, rhi] = std::minmax_element(s.rank_rows.begin(), s.rank_rows.end());
+    const double wall_ms = 1e3 * s.wall_s;
+    os << "  ranks: " << s.ranks << " in slabs of " << *rlo;
+    if (*rhi != *rlo) os << "-" << *rhi;
+    os << " rows; communication (reductions, halo rows, transposes, deposit folds, migration; waits included) "
+       << fmt("%.1f", *lo) << "-" << fmt("%.1f", *hi) << " ms per rank, " << fmt("%.1f", 100.0 * *hi / std::max(1e-9, wall_ms))
        << "% of the wall time at most\n";
+    // Each rank's share, up to 16 of them (mpirun -np N sim bench compares rank counts).
+    if (s.ranks <= 16)
+      for (int r = 0; r < s.ranks; ++r) {
+        const double c = s.rank_comm_ms[static_cast<size_t>(r)];
+        os << "    rank " << r << ": " << s.rank_rows[static_cast<size_t>(r)] << " rows, communication "
+           << fmt("%.1f", c) << " ms, the rest " << fmt("%.1f", std::max(0.0, wall_ms - c)) << " ms\n";
+      }
     os << "  snapshots: " << (s.collective_output ? "written by all ranks together (parallel HDF5)"
                                                   : "gathered onto rank 0, which writes them")
        << "\n";

@@ -28,7 +28,7 @@ struct RunSummary {
   // A run over several ranks: their count, rows per rank, and each rank's
   // time in communication (reductions, halo rows, gathers, migration).
   int ranks = 1;
-  int rows_min = 0, rows_max = 0;
+  std::vector<int> rank_rows;
   std::vector<double> rank_comm_ms;
   bool collective_output = false;  // snapshots written by all ranks together (parallel HDF5)
 };

@@ -291,11 +291,7 @@ int run(const Config& cfg, const RunOptions& opts, std::ostream& out, std::ostre
     s.ranks = comm.size();
     s.collective_output = output.collective();
     s.rank_comm_ms = comm.allgather(slabs->comm_ms());
-    s.rows_min = s.rows_max = slabs->end_row(0) - slabs->first_row(0);
-    for (int r = 0; r < comm.size(); ++r) {
-      s.rows_min = std::min(s.rows_min, slabs->end_row(r) - slabs->first_row(r));
-      s.rows_max = std::max(s.rows_max, slabs->end_row(r) - slabs->first_row(r));
-    }
+    for (int r = 0; r < comm.size(); ++r) s.rank_rows.push_back(slabs->end_row(r) - slabs->first_row(r));
   }
   if (speed == 0 && talk) {
     const std::string late = central_advection_warning(cfg, s.diag.max_speed, "the largest face speed reached");
@@ -318,7 +314,6 @@ void check_split_run(const Config& cfg, int ranks) {
     throw std::runtime_error("a run over " + std::to_string(ranks) +
                              " MPI ranks runs on the CPU backend: GPU ranks are not supported yet (drop --backend "
                              "cuda, or run on one rank)");
-  // (what the CPU backend cannot split, e.g. fluid.advection = "quick", make_cpu_backend refuses)
 }
 
 Domain domain_of(const Config& cfg) {
