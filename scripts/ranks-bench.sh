@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # The ranks suite of `sim bench` (mpirun -np N sim bench CONFIG: the case on
 # 1, 2, 4, ... N ranks, each rank's communication and work time, the
-# scaling efficiency) on three large cases, and the cost of writing
+# scaling efficiency) on four large cases, and the cost of writing
 # snapshots from N ranks at 4096^2 against one rank. Tables and CSVs go to
 # DIR. Time it on an idle machine: ranks share its cores.
 #   scripts/ranks-bench.sh N DIR
-# CASES: a subset of "cavity2048 box1024 channel2048 output" (default all).
+# CASES: a subset of "cavity2048 box1024 channel2048 taylor2048 output" (default all).
 # SIM: the sim built with MPI (default build/sim); MPIRUN_FLAGS: extra
 # mpirun options (e.g. --bind-to core on an idle host).
 set -euo pipefail
@@ -29,11 +29,17 @@ bench() {  # name, steps, sim options...
   shift 2
   mpi "$n" "$sim" bench --quiet --steps "$steps" --warmup 2 --csv "$dir/$name.csv" "$@" | tee "$dir/$name.txt"
 }
-cases=${CASES:-cavity2048 box1024 channel2048 output}
+cases=${CASES:-cavity2048 box1024 channel2048 taylor2048 output}
 on() { [[ " $cases " == *" $1 "* ]]; }
-on cavity2048 && bench cavity2048 10 --set domain.nx=2048 --set domain.ny=2048 config/cavity.toml
+on cavity2048 && bench cavity2048 10 --set domain.nx=2048 --set domain.ny=2048 --set pressure.solver=multigrid \
+  config/cavity.toml
 on box1024 && bench box1024 10 --set domain.nx=1024 --set domain.ny=1024 config/box.toml
 on channel2048 && bench channel2048 10 --set domain.nx=2048 --set domain.ny=512 config/channel.toml
+# The transform solve split over the ranks, and multigrid on the same case.
+on taylor2048 && bench taylor2048_fft 10 --set domain.nx=2048 --set domain.ny=2048 --set pressure.solver=fft \
+  config/taylor_green.toml
+on taylor2048 && bench taylor2048_multigrid 10 --set domain.nx=2048 --set domain.ny=2048 \
+  --set pressure.solver=multigrid config/taylor_green.toml
 
 # Snapshots at 4096^2 (about 600 MB each): one rank writes on its writer
 # thread (partly hidden behind the steps); N ranks write their rows
