@@ -54,6 +54,32 @@ SnapshotGrid snapshot_grid(const SimState& s, double fluid_density, int j0, int 
   return out;
 }
 
+namespace {
+
+// n particles' arrays, unset.
+SnapshotParticles sized(size_t n) {
+  SnapshotParticles out;
+  out.position.resize(3 * n);
+  out.velocity.resize(3 * n);
+  out.id.resize(n);
+  out.diameter.resize(n);
+  return out;
+}
+
+// Particle k of `out`, in the plane (z = 0).
+void set_particle(SnapshotParticles& out, size_t k, float x, float y, float vx, float vy, uint32_t id, float d) {
+  out.position[3 * k + 0] = x;
+  out.position[3 * k + 1] = y;
+  out.position[3 * k + 2] = 0.0f;
+  out.velocity[3 * k + 0] = vx;
+  out.velocity[3 * k + 1] = vy;
+  out.velocity[3 * k + 2] = 0.0f;
+  out.id[k] = id;
+  out.diameter[k] = d;
+}
+
+}  // namespace
+
 SnapshotParticles snapshot_particles(const HostParticles& p) {
   std::vector<size_t> slots;
   slots.reserve(p.size());
@@ -61,22 +87,10 @@ SnapshotParticles snapshot_particles(const HostParticles& p) {
     if (p.alive[r]) slots.push_back(r);
   // Slots are a storage detail (a GPU may sort them by cell); ids are not.
   std::sort(slots.begin(), slots.end(), [&](size_t a, size_t b) { return p.id[a] < p.id[b]; });
-  SnapshotParticles out;
-  const size_t n = slots.size();
-  out.position.resize(3 * n);
-  out.velocity.resize(3 * n);
-  out.id.resize(n);
-  out.diameter.resize(n);
-  for (size_t k = 0; k < n; ++k) {
+  SnapshotParticles out = sized(slots.size());
+  for (size_t k = 0; k < slots.size(); ++k) {
     const size_t r = slots[k];
-    out.position[3 * k + 0] = p.x[r];
-    out.position[3 * k + 1] = p.y[r];
-    out.position[3 * k + 2] = 0.0f;
-    out.velocity[3 * k + 0] = p.vx[r];
-    out.velocity[3 * k + 1] = p.vy[r];
-    out.velocity[3 * k + 2] = 0.0f;
-    out.id[k] = p.id[r];
-    out.diameter[k] = p.d[r];
+    set_particle(out, k, p.x[r], p.y[r], p.vx[r], p.vy[r], p.id[r], p.d[r]);
   }
   return out;
 }
@@ -125,22 +139,10 @@ SnapshotParticles particles_by_id_range(const SnapshotParticles& mine, uint64_t 
   const std::vector<double> counts = comm.allgather(static_cast<double>(all.size()));
   first = 0;
   for (int r = 0; r < comm.rank(); ++r) first += static_cast<uint64_t>(counts[static_cast<size_t>(r)]);
-  SnapshotParticles p;
-  const size_t n = all.size();
-  p.position.resize(3 * n);
-  p.velocity.resize(3 * n);
-  p.id.resize(n);
-  p.diameter.resize(n);
-  for (size_t k = 0; k < n; ++k) {
+  SnapshotParticles p = sized(all.size());
+  for (size_t k = 0; k < all.size(); ++k) {
     const Record& r = all[k];
-    p.position[3 * k] = r.x;
-    p.position[3 * k + 1] = r.y;
-    p.position[3 * k + 2] = 0.0f;
-    p.velocity[3 * k] = r.vx;
-    p.velocity[3 * k + 1] = r.vy;
-    p.velocity[3 * k + 2] = 0.0f;
-    p.id[k] = r.id;
-    p.diameter[k] = r.d;
+    set_particle(p, k, r.x, r.y, r.vx, r.vy, r.id, r.d);
   }
   return p;
 }

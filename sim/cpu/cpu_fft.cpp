@@ -141,6 +141,29 @@ void CpuFftPoisson::transform(bool forward) {
   }
 }
 
+// x_hat = b_hat / (lambda_x + lambda_y) in columns [c0, c1); the constant
+// mode (eigenvalue 0, singular only) is set to 0: the mean of b is
+// dropped, x is mean-free.
+void CpuFftPoisson::divide(int c0, int c1) {
+#pragma omp parallel for schedule(static)
+  for (int j = 0; j < p_.ny; ++j)
+    for (int i = c0; i < c1; ++i) {
+      const double lam = lambda_x_[static_cast<size_t>(i)] + lambda_y_[static_cast<size_t>(j)];
+      double& w = work_[static_cast<size_t>(j) * wp_ + i];
+      w = lam != 0.0 ? w * scale_ / lam : 0.0;
+    }
+}
+
+// Row j of the work array into x and, rounded, phi.
+void CpuFftPoisson::store_row(int j, double* x, real* phi) const {
+  const int P = p_.pitch;
+  for (int i = 0; i < p_.nx; ++i) {
+    const double v = work_[static_cast<size_t>(j) * wp_ + i];
+    x[(i + 1) + (j + 1) * P] = v;
+    phi[(i + 1) + (j + 1) * P] = static_cast<real>(v);
+  }
+}
+
 void CpuFftPoisson::solve(const real* rhs, double* x, real* phi) {
   if (split_) return solve_split(rhs, x, phi);
   const int nx = p_.nx, ny = p_.ny, P = p_.pitch;
@@ -148,23 +171,10 @@ void CpuFftPoisson::solve(const real* rhs, double* x, real* phi) {
   for (int j = 0; j < ny; ++j)
     for (int i = 0; i < nx; ++i) work_[static_cast<size_t>(j) * wp_ + i] = rhs[(i + 1) + (j + 1) * P];
   transform(true);
-  // x_hat = b_hat / (lambda_x + lambda_y); the constant mode (eigenvalue 0,
-  // singular only) is set to 0: the mean of b is dropped, x is mean-free.
-#pragma omp parallel for schedule(static)
-  for (int j = 0; j < ny; ++j)
-    for (int i = 0; i < nx; ++i) {
-      const double lam = lambda_x_[static_cast<size_t>(i)] + lambda_y_[static_cast<size_t>(j)];
-      double& w = work_[static_cast<size_t>(j) * wp_ + i];
-      w = lam != 0.0 ? w * scale_ / lam : 0.0;
-    }
+  divide(0, nx);
   transform(false);
 #pragma omp parallel for schedule(static)
-  for (int j = 0; j < ny; ++j)
-    for (int i = 0; i < nx; ++i) {
-      const double v = work_[static_cast<size_t>(j) * wp_ + i];
-      x[(i + 1) + (j + 1) * P] = v;
-      phi[(i + 1) + (j + 1) * P] = static_cast<real>(v);
-    }
+  for (int j = 0; j < ny; ++j) store_row(j, x, phi);
   fill_poisson_halo(x, nx, ny, P, p_.ghost);
   fill_poisson_halo(phi, nx, ny, P, p_.ghost);
 }
@@ -277,14 +287,7 @@ void CpuFftPoisson::solve_split(const real* rhs, double* x, real* phi) {
   }
   move_pieces(sr, work_, wp_, to_cols, from_rows);
   col_blocks(true, s.cb0[me], s.cb1[me]);
-  const int c0 = s.c0[me], c1 = s.c1[me];
-#pragma omp parallel for schedule(static)
-  for (int j = 0; j < ny; ++j)
-    for (int i = c0; i < c1; ++i) {
-      const double lam = lambda_x_[static_cast<size_t>(i)] + lambda_y_[static_cast<size_t>(j)];
-      double& w = work_[static_cast<size_t>(j) * wp_ + i];
-      w = lam != 0.0 ? w * scale_ / lam : 0.0;
-    }
+  divide(s.c0[me], s.c1[me]);
   col_blocks(false, s.cb0[me], s.cb1[me]);
   move_pieces(sr, work_, wp_, from_rows, to_cols);
   row_blocks(false, s.rb0[me], s.rb1[me]);
@@ -309,11 +312,7 @@ void CpuFftPoisson::solve_split(const real* rhs, double* x, real* phi) {
   for (const auto& [a, b] : wanted(me)) {
 #pragma omp parallel for schedule(static)
     for (int j = a; j < b; ++j) {
-      for (int i = 0; i < nx; ++i) {
-        const double v = work_[static_cast<size_t>(j) * wp_ + i];
-        x[(i + 1) + (j + 1) * P] = v;
-        phi[(i + 1) + (j + 1) * P] = static_cast<real>(v);
-      }
+      store_row(j, x, phi);
       poisson_halo_x(x, j, nx, P, p_.ghost);
       poisson_halo_x(phi, j, nx, P, p_.ghost);
     }

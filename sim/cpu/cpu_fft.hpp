@@ -53,6 +53,8 @@ class CpuFftPoisson {
   void solve_split(const real* rhs, double* x, real* phi);
   void row_blocks(bool forward, int b0, int b1);
   void col_blocks(bool forward, int b0, int b1);
+  void divide(int c0, int c1);
+  void store_row(int j, double* x, real* phi) const;
   FftProblem p_;
   PoissonLevel l0_;  // level 0 coefficients, for the residual
   int wp_ = 0;       // work row pitch: nx rounded up to 8 doubles (64-byte aligned rows)
