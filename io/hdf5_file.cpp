@@ -157,20 +157,22 @@ bool File::collective_available() {
 #endif
 }
 
-File File::create_collective(const std::string& path, const void* mpi_comm) {
+File File::create_collective(const std::string& path, const Comm& comm) {
   silence_hdf5();
   File f;
   f.path_ = path;
 #ifdef H5_HAVE_PARALLEL
-  if (!mpi_comm) fail(path, "a collective file needs an MPI communicator");
+  if (comm.is_serial()) fail(path, "a collective file needs an MPI communicator");
+  f.comm_ = comm;
   Handle fapl(check(H5Pcreate(H5P_FILE_ACCESS), f, "file access properties"), H5Pclose);
-  check_status(H5Pset_fapl_mpio(fapl, *static_cast<const MPI_Comm*>(mpi_comm), MPI_INFO_NULL), f, "MPI-IO driver");
+  check_status(H5Pset_fapl_mpio(fapl, *static_cast<const MPI_Comm*>(comm.native_handle()), MPI_INFO_NULL), f,
+               "MPI-IO driver");
   // Metadata written once, collectively, instead of by every process.
   check_status(H5Pset_coll_metadata_write(fapl, true), f, "collective metadata");
   f.h_ = Handle(check(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl), f, "cannot create file"), H5Fclose);
   f.collective_ = true;
 #else
-  (void)mpi_comm;
+  (void)comm;
   fail(path, "this sim was built without parallel HDF5 (libhdf5-openmpi-dev)");
 #endif
   return f;
@@ -200,11 +202,20 @@ void File::discard() {
   h_.release();
 }
 
+void File::check_everywhere(bool ok, const std::string& what) const {
+  const bool all = !collective_ || comm_.allreduce_min(static_cast<int64_t>(ok)) == 1;
+  if (!ok) fail(path_, what);
+  if (!all) {
+    H5Eclear2(H5E_DEFAULT);
+    throw PeerFailure(path_ + ": " + what + " failed on another rank", 0);
+  }
+}
+
 void File::close() {
   if (h_.get() < 0) return;
   // The flush is where a full disk shows; the close after it only frees memory.
   // On failure the file stays open: the owner discard()s it.
-  if (H5Fflush(h_.get(), H5F_SCOPE_LOCAL) < 0) fail(path_, "cannot flush file");
+  check_everywhere(H5Fflush(h_.get(), H5F_SCOPE_LOCAL) >= 0, "cannot flush file");
   const herr_t rc = H5Fclose(h_.get());
   h_.release();
   if (rc < 0) fail(path_, "cannot close file");
@@ -345,7 +356,7 @@ void write_dataset(const File& f, hid_t loc, const std::string& name, const std:
 #ifdef H5_HAVE_PARALLEL
   if (f.collective()) check_status(H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE), f, "collective transfer");
 #endif
-  check_status(H5Dwrite(d, Types<T>::mem(), mem, space, dxpl, data), f, "cannot write dataset " + name);
+  f.check_everywhere(H5Dwrite(d, Types<T>::mem(), mem, space, dxpl, data) >= 0, "cannot write dataset " + name);
 }
 
 std::vector<hsize_t> dataset_dims(const File& f, hid_t loc, const std::string& name) {

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "sim/parallel/comm.hpp"
+
 namespace sim::h5 {
 
 // Owns one hid_t and closes it with the matching H5?close.
@@ -40,6 +42,13 @@ struct Error : std::runtime_error {
   int err;
 };
 
+// In a collective file: this process's call succeeded, another's failed
+// (every process of the file throws at the same call, so that they close
+// it together instead of some waiting in the next collective call).
+struct PeerFailure : Error {
+  using Error::Error;
+};
+
 // Chunked shuffle + deflate when enabled; contiguous otherwise.
 struct Compression {
   bool enabled = false;
@@ -50,12 +59,13 @@ struct Compression {
 class File {
  public:
   static File create(const std::string& path);  // truncates
-  // Created by every process of the MPI communicator `mpi_comm` (a pointer
-  // to an MPI_Comm: Comm::native_handle) together, through MPI-IO: every
-  // call on the file is then collective (each process makes it, with the
-  // same arguments but its own dataset rows). Only in a build with
-  // parallel HDF5 (collective_available()); throws otherwise.
-  static File create_collective(const std::string& path, const void* mpi_comm);
+  // Created by every rank of `comm` together, through MPI-IO: every call on
+  // the file is then collective (each rank makes it, with the same
+  // arguments but its own dataset rows), and a write or the final flush that
+  // fails on one rank throws on all (PeerFailure where it succeeded). Only
+  // in a build with parallel HDF5 (collective_available()); throws
+  // otherwise.
+  static File create_collective(const std::string& path, const Comm& comm);
   static bool collective_available();
   static File open_read(const std::string& path);
   // Closes and reports errors from the final flush (the destructor cannot).
@@ -67,11 +77,15 @@ class File {
   hid_t id() const { return h_.get(); }
   const std::string& path() const { return path_; }
   bool collective() const { return collective_; }
+  // Throws unless `ok` (the outcome of this process's call `what`); in a
+  // collective file, also when it failed on another rank (PeerFailure).
+  void check_everywhere(bool ok, const std::string& what) const;
 
  private:
   Handle h_;
   std::string path_;
   bool collective_ = false;
+  Comm comm_ = Comm::serial();
 };
 
 Handle create_group(const File& f, const std::string& name);

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -81,6 +82,12 @@ void prepare_output_dir(const std::string& dir) {
   if (fd < 0) fail_errno(what, errno);
   ::close(fd);
   ::unlink(probe.c_str());
+}
+
+uint64_t free_bytes(const std::string& dir) {
+  struct statvfs st {};
+  if (::statvfs(dir.empty() ? "." : dir.c_str(), &st) != 0) return 0;
+  return static_cast<uint64_t>(st.f_bavail) * st.f_frsize;
 }
 
 void commit_file(const std::string& temporary, const std::string& final_path) {

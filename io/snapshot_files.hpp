@@ -25,6 +25,10 @@ std::string temporary_path(const std::string& final_path);
 // "output directory 'DIR': <strerror text>". Leaves existing files alone.
 void prepare_output_dir(const std::string& dir);
 
+// Bytes an unprivileged process may still write on the file system holding
+// `dir` (statvfs f_bavail); 0 when it cannot be told.
+uint64_t free_bytes(const std::string& dir);
+
 // Makes the finished temporary durable (fsync) and renames it over `final_path`.
 void commit_file(const std::string& temporary, const std::string& final_path);
 

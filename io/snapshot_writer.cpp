@@ -1,6 +1,8 @@
 #include "io/snapshot_writer.hpp"
 
+#include <cerrno>
 #include <cstdio>
+#include <filesystem>
 
 #include "io/config_writer.hpp"
 #include "io/snapshot_fields.hpp"
@@ -95,6 +97,12 @@ void write_file(const std::string& path, const std::string& tmp, bool commits, C
   }
 }
 
+// The directory a file is written in.
+std::string dir_of(const std::string& path) {
+  const std::string d = std::filesystem::path(path).parent_path().string();
+  return d.empty() ? "." : d;
+}
+
 }  // namespace
 
 SnapshotMeta make_snapshot_meta(const Config& cfg, const std::string& strategies) {
@@ -133,17 +141,40 @@ void write_snapshot_collective(const std::string& path, const SimState& part, in
   const SnapshotGrid g = snapshot_grid(part, meta.fluid_density, j0, j1);
   const std::string tmp = comm.broadcast(temporary_path(path), 0);
   const bool root = comm.rank() == 0;
-  // The HDF5 calls are collective: a rank whose call fails is met by the
-  // same failure on the others (MPI-IO reports a write error to all), and
-  // agree() gives every rank the same message.
+  // A write that fails on some ranks only can leave the others waiting
+  // inside HDF5's collective flush, so a full disk is refused before the
+  // file is made: the uncompressed size, which bounds the file's data, plus
+  // the header and a margin for HDF5's own metadata.
   agree(comm, [&] {
-    write_file(path, tmp, root, [&](const std::string& t) { return h5::File::create_collective(t, comm.native_handle()); },
-               [&](const h5::File& f) {
-                 write_header(f, part, meta, counters);
-                 write_grid(f, g, meta);
-                 write_particles(f, p, n, first, meta);
-               });
+    if (!root) return;
+    const auto nx = static_cast<uint64_t>(g.nx), ny = static_cast<uint64_t>(g.ny);
+    const uint64_t grid = 4 * (7 * nx * ny + ny * (nx + 1) + (ny + 1) * nx) + nx * ny;  // 7 cell fields, u, v, solid
+    const uint64_t need = grid + 32 * static_cast<uint64_t>(n) + meta.config_toml.size() + (uint64_t(1) << 16);
+    const uint64_t free = free_bytes(dir_of(path));
+    if (free > 0 && free < need + need / 100)
+      throw std::runtime_error(os_error_text(ENOSPC) + " writing " + path + " (it needs up to " +
+                               std::to_string((need + need / 100) >> 10) + " KiB, " + std::to_string(free >> 10) +
+                               " KiB are free)");
   });
+  // The HDF5 calls are collective: a data write or the final flush that
+  // fails on some ranks throws on all of them at that call (PeerFailure on
+  // the others), every rank closes the file, and agree() gives all of them
+  // the message of the lowest rank that met the error itself.
+  bool peer_failed = false;
+  agree(comm, [&] {
+    try {
+      write_file(path, tmp, root, [&](const std::string& t) { return h5::File::create_collective(t, comm); },
+                 [&](const h5::File& f) {
+                   write_header(f, part, meta, counters);
+                   write_grid(f, g, meta);
+                   write_particles(f, p, n, first, meta);
+                 });
+    } catch (const h5::PeerFailure&) {
+      peer_failed = true;
+    }
+  });
+  if (comm.allreduce_max(static_cast<int64_t>(peer_failed)) != 0)
+    throw CollectiveError("writing " + path + " failed on another rank");
 }
 
 }  // namespace sim

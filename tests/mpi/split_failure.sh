@@ -5,7 +5,7 @@
 set -euo pipefail
 sim=$1 configs=$2
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+trap 'umount "$work/full" 2> /dev/null; rm -rf "$work"' EXIT
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=1
 failed=0
 expect() {  # what, expected status, one-rank stderr file, split stderr file, status
@@ -51,6 +51,24 @@ expect "write error" 1 "$work/one.err" "$work/three.err" "$status"
 if ! grep -q 'snap_000004.h5' "$work/write/sim.xdmf" || compgen -G "$work/write/*.tmp" > /dev/null; then
   echo "split_failure: write error: the index lost snap_000004.h5 or a temporary was left"
   failed=1
+fi
+# A full disk (a 200 KiB tmpfs, where this machine lets the test mount one):
+# the one-rank wording once, status 1, the snapshots that fitted kept and
+# no temporary left, instead of ranks waiting for each other in HDF5.
+if mkdir -p "$work/full" && mount -t tmpfs -o size=200k tmpfs "$work/full" 2> /dev/null; then
+  status=0
+  mpirun -np 3 --oversubscribe "$sim" --quiet "${small[@]}" --steps 40 --output "$work/full/o" "$configs/box.toml" \
+    > /dev/null 2> "$work/full.err" || status=$?
+  lines=$(grep -c "^sim: error: no space left on device writing $work/full/o/snap_" "$work/full.err" || true)
+  if [[ $status != 1 || $lines != 1 || ! -f $work/full/o/snap_000002.h5 ]] || compgen -G "$work/full/o/*.tmp" > /dev/null; then
+    echo "split_failure: full disk: status $status, $lines lines; said:"
+    cat "$work/full.err"
+    ls -la "$work/full/o"
+    failed=1
+  fi
+  umount "$work/full"
+else
+  echo "split_failure: full disk: not run (no tmpfs can be mounted here)"
 fi
 # A grid too large for this host: the memory check counts every rank on it.
 status=0
