@@ -112,26 +112,9 @@ SnapshotParticles particles_by_id_range(const SnapshotParticles& mine, uint64_t 
     out[static_cast<size_t>(owner(mine.id[k]))].push_back({mine.position[3 * k], mine.position[3 * k + 1],
                                                           mine.velocity[3 * k], mine.velocity[3 * k + 1],
                                                           mine.diameter[k], mine.id[k]});
-  // The counts first, then the records (tags 0 and 1).
-  std::vector<int64_t> send_n(static_cast<size_t>(ranks)), recv_n(static_cast<size_t>(ranks));
-  std::vector<SendBuffer> sends;
-  std::vector<RecvBuffer> recvs;
-  for (int r = 0; r < ranks; ++r) {
-    send_n[static_cast<size_t>(r)] = static_cast<int64_t>(out[static_cast<size_t>(r)].size());
-    sends.push_back({r, 0, &send_n[static_cast<size_t>(r)], sizeof(int64_t)});
-    recvs.push_back({r, 0, &recv_n[static_cast<size_t>(r)], sizeof(int64_t)});
-  }
-  comm.exchange(sends, recvs);
-  std::vector<std::vector<Record>> in(static_cast<size_t>(ranks));
-  sends.clear();
-  recvs.clear();
-  for (int r = 0; r < ranks; ++r) {
-    const auto q = static_cast<size_t>(r);
-    in[q].resize(static_cast<size_t>(recv_n[q]));
-    if (!out[q].empty()) sends.push_back({r, 1, out[q].data(), out[q].size() * sizeof(Record)});
-    if (!in[q].empty()) recvs.push_back({r, 1, in[q].data(), in[q].size() * sizeof(Record)});
-  }
-  comm.exchange(sends, recvs);
+  std::vector<int> peers(static_cast<size_t>(ranks));
+  for (int r = 0; r < ranks; ++r) peers[static_cast<size_t>(r)] = r;
+  const std::vector<std::vector<Record>> in = comm.exchange_records(peers, out, 0);
   std::vector<Record> all;
   for (const auto& v : in) all.insert(all.end(), v.begin(), v.end());
   std::sort(all.begin(), all.end(), [](const Record& a, const Record& b) { return a.id < b.id; });

@@ -602,28 +602,10 @@ void CpuBackend::migrate(View p) {
     out[static_cast<size_t>(owner)].push_back({i, p.load(i)});
     p.alive(i) = 0;
   }
-  std::vector<int64_t> send_count(static_cast<size_t>(n)), recv_count(static_cast<size_t>(n));
-  std::vector<SendBuffer> sends;
-  std::vector<RecvBuffer> recvs;
-  for (int q = 0; q < n; ++q) {
-    if (q == me) continue;
-    send_count[static_cast<size_t>(q)] = static_cast<int64_t>(out[static_cast<size_t>(q)].size());
-    sends.push_back({q, 3, &send_count[static_cast<size_t>(q)], sizeof(int64_t)});
-    recvs.push_back({q, 3, &recv_count[static_cast<size_t>(q)], sizeof(int64_t)});
-  }
-  comm.exchange(sends, recvs);
-  std::vector<std::vector<Moved>> in(static_cast<size_t>(n));
-  sends.clear();
-  recvs.clear();
-  for (int q = 0; q < n; ++q) {
-    if (q == me) continue;
-    auto& o = out[static_cast<size_t>(q)];
-    auto& a = in[static_cast<size_t>(q)];
-    a.resize(static_cast<size_t>(recv_count[static_cast<size_t>(q)]));
-    if (!o.empty()) sends.push_back({q, 4, o.data(), o.size() * sizeof(Moved)});
-    if (!a.empty()) recvs.push_back({q, 4, a.data(), a.size() * sizeof(Moved)});
-  }
-  comm.exchange(sends, recvs);
+  std::vector<int> peers(static_cast<size_t>(n));
+  for (int q = 0; q < n; ++q) peers[static_cast<size_t>(q)] = q;
+  std::vector<std::vector<Moved>> in;
+  ranks_->timed([&] { in = comm.exchange_records(peers, out, 3); });
   for (const auto& a : in)
     for (const Moved& m : a) p.store(m.slot, m.p);
 }

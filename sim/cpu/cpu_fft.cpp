@@ -245,7 +245,7 @@ void move_pieces(const SlabRows& ranks, double* work, int wp, const std::vector<
     std::vector<double>& b = got.emplace_back(p.size());
     recvs.push_back({p.peer, 7, b.data(), b.size() * sizeof(double)});
   }
-  ranks.exchange(sends, recvs);
+  ranks.timed([&] { ranks.comm().exchange(sends, recvs); });
   size_t k = 0;
   for (const Piece& p : in) {
     if (p.peer == me || p.size() == 0) continue;

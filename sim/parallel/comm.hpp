@@ -121,6 +121,36 @@ class Comm {
   // buffers.
   void exchange(const std::vector<SendBuffer>& sends, const std::vector<RecvBuffer>& recvs) const;
 
+  // Records of one type to and from a list of peers (the rank itself may be
+  // one): out[k] goes to peers[k], and the result's [k] is what peers[k]
+  // sent this rank, in its order; every listed peer must list this rank.
+  // The counts go first (tag `tag`), then the records (tag + 1).
+  template <class T>
+  std::vector<std::vector<T>> exchange_records(const std::vector<int>& peers, const std::vector<std::vector<T>>& out,
+                                               int tag) const {
+    static_assert(std::is_trivially_copyable_v<T>, "exchange_records copies bytes");
+    const size_t n = peers.size();
+    std::vector<int64_t> n_out(n), n_in(n);
+    std::vector<SendBuffer> sends;
+    std::vector<RecvBuffer> recvs;
+    for (size_t k = 0; k < n; ++k) {
+      n_out[k] = static_cast<int64_t>(out[k].size());
+      sends.push_back({peers[k], tag, &n_out[k], sizeof(int64_t)});
+      recvs.push_back({peers[k], tag, &n_in[k], sizeof(int64_t)});
+    }
+    exchange(sends, recvs);
+    std::vector<std::vector<T>> in(n);
+    sends.clear();
+    recvs.clear();
+    for (size_t k = 0; k < n; ++k) {
+      in[k].resize(static_cast<size_t>(n_in[k]));
+      if (!out[k].empty()) sends.push_back({peers[k], tag + 1, out[k].data(), out[k].size() * sizeof(T)});
+      if (!in[k].empty()) recvs.push_back({peers[k], tag + 1, in[k].data(), in[k].size() * sizeof(T)});
+    }
+    exchange(sends, recvs);
+    return in;
+  }
+
   // Prints `message` as one line on stderr (from the calling rank only) and
   // ends every rank of the run with exit code `code` (non-zero). Any one
   // rank may call it; when all ranks meet the same error, let one of them

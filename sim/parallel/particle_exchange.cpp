@@ -16,8 +16,9 @@ namespace sim {
 
 namespace {
 
-// Tags apart from the halo exchange's (0..7).
-constexpr int kCountTag = 16, kParticleTag = 17, kFoldTag = 18;
+// Tags apart from the halo exchange's (0..7): the migration's counts and
+// records (16 and 17), the fold's (18).
+constexpr int kMigrationTags = 16, kFoldTag = 18;
 
 void check_comm(const Comm& comm, const Decomposition& dec, const char* what) {
   if (comm.size() != dec.ranks())
@@ -157,29 +158,12 @@ MigrationCounts migrate_particles(const Comm& comm, const Decomposition& dec, Ho
     else out[static_cast<size_t>(dest[r])].push_back(q);
   }
 
-  // Counts, then the records.
-  std::vector<int64_t> n_out(peers.size()), n_in(peers.size());
-  std::vector<SendBuffer> sends;
-  std::vector<RecvBuffer> recvs;
-  for (size_t k = 0; k < peers.size(); ++k) {
-    n_out[k] = static_cast<int64_t>(out[k].size());
-    sends.push_back({peers[k], kCountTag, &n_out[k], sizeof(int64_t)});
-    recvs.push_back({peers[k], kCountTag, &n_in[k], sizeof(int64_t)});
-  }
-  comm.exchange(sends, recvs);
-
-  std::vector<std::vector<Particle>> in(peers.size());
-  sends.clear();
-  recvs.clear();
+  const std::vector<std::vector<Particle>> in = comm.exchange_records(peers, out, kMigrationTags);
   MigrationCounts counts;
   for (size_t k = 0; k < peers.size(); ++k) {
-    in[k].resize(static_cast<size_t>(n_in[k]));
-    counts.sent += n_out[k];
-    counts.received += n_in[k];
-    if (n_out[k] > 0) sends.push_back({peers[k], kParticleTag, out[k].data(), out[k].size() * sizeof(Particle)});
-    if (n_in[k] > 0) recvs.push_back({peers[k], kParticleTag, in[k].data(), in[k].size() * sizeof(Particle)});
+    counts.sent += static_cast<int64_t>(out[k].size());
+    counts.received += static_cast<int64_t>(in[k].size());
   }
-  comm.exchange(sends, recvs);
 
   p.resize(kept + static_cast<size_t>(counts.received));
   size_t at = kept;

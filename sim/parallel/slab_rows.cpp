@@ -123,11 +123,6 @@ void SlabRows::gather(T* field) const {
   std::memcpy(field, all.data(), all.size());
 }
 
-void SlabRows::exchange(const std::vector<SendBuffer>& sends, const std::vector<RecvBuffer>& recvs) const {
-  Timed t(comm_ms_);
-  comm_.exchange(sends, recvs);
-}
-
 template <class T>
 void SlabRows::copy_rows(T* field, int pitch, const std::vector<std::vector<RowCopy>>& wanted) const {
   Timed t(comm_ms_);

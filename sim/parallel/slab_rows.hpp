@@ -14,6 +14,7 @@
 // a decomposed run computes the same norms, CFL rate and divergence as one
 // rank, bit for bit.
 #pragma once
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -88,9 +89,15 @@ class SlabRows {
   void fold(real* field, Stagger s) const;
   void refresh(real* field, Stagger s) const;
 
-  // Comm::exchange, its time counted in comm_ms (for a caller that moves
-  // its own buffers between the ranks, as the split transform solve does).
-  void exchange(const std::vector<SendBuffer>& sends, const std::vector<RecvBuffer>& recvs) const;
+  // Runs `f` (a caller's own messages through comm(), as the split
+  // transform solve and the particle migration send), its time counted in
+  // comm_ms.
+  template <class F>
+  void timed(F&& f) const {
+    const auto t0 = std::chrono::steady_clock::now();
+    f();
+    comm_ms_ += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  }
 
   // Wall time spent in this object's calls (waits for other ranks included).
   double comm_ms() const { return comm_ms_; }

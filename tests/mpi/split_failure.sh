@@ -5,7 +5,7 @@
 set -euo pipefail
 sim=$1 configs=$2
 work=$(mktemp -d)
-trap 'umount "$work/full" 2> /dev/null; rm -rf "$work"' EXIT
+trap 'umount "$work/full" 2> /dev/null || true; rm -rf "$work"' EXIT
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=1
 failed=0
 expect() {  # what, expected status, one-rank stderr file, split stderr file, status
