@@ -60,6 +60,8 @@ void measure_ranks(const Config& c, const BenchOptions& opts, const Comm& comm, 
   const std::vector<double> comms = comm.allgather(comm_ms / steps);
   const std::vector<double> rest = comm.allgather((wall_ms - comm_ms) / steps);
   const auto phase_ms = b.timer().totals_ms();
+  // Where the uneven work lies: each rank's pressure phase.
+  const std::vector<double> pressure = comm.allgather(phase_ms[static_cast<int>(Phase::pressure)] / steps);
   if (comm.rank() != 0) return;
   int rows_min = c.ny, rows_max = 0;
   for (int r = 0; r < n; ++r) {
@@ -82,6 +84,10 @@ void measure_ranks(const Config& c, const BenchOptions& opts, const Comm& comm, 
   row.set("comm_pct", 100.0 * *cmax / total_ms);
   row.set("work_ms_min", *rmin);
   row.set("work_ms_max", *rmax);
+  row.set("busiest_rank", static_cast<double>(rmax - rest.begin()));
+  const auto [pmin, pmax] = std::minmax_element(pressure.begin(), pressure.end());
+  row.set("pressure_ms_min", *pmin);
+  row.set("pressure_ms_max", *pmax);
   for (const auto& [phase, key] : {std::pair{Phase::particles, "particles_ms"}, std::pair{Phase::momentum, "momentum_ms"},
                                    std::pair{Phase::pressure, "pressure_ms"}, std::pair{Phase::project, "project_ms"}})
     row.set(key, phase_ms[static_cast<int>(phase)] / steps);
@@ -93,8 +99,8 @@ const std::vector<std::string>& ranks_columns() {
   static const std::vector<std::string> c = {
       "ranks",       "threads_per_rank", "rows_min",    "rows_max",    "steps",       "iterations_per_step",
       "total_ms",    "steps_per_s",      "speedup",     "efficiency",  "comm_ms_min", "comm_ms_max",
-      "comm_pct",    "work_ms_min",      "work_ms_max", "particles_ms", "momentum_ms", "pressure_ms",
-      "project_ms",  "error"};
+      "comm_pct",    "work_ms_min",      "work_ms_max", "busiest_rank", "particles_ms", "momentum_ms",
+      "pressure_ms", "pressure_ms_min",  "pressure_ms_max", "project_ms", "error"};
   return c;
 }
 

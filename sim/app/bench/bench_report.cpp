@@ -170,6 +170,7 @@ void print_bench_table(std::ostream& os, const BenchReport& r) {
                 {"%comm", 5, nullptr, "comm_pct", "%.1f"},
                 {"work min", 8, nullptr, "work_ms_min", "%.3f"},
                 {"work max", 8, nullptr, "work_ms_max", "%.3f"},
+                {"busiest", 7, nullptr, "busiest_rank", "%.0f"},
                 {"pressure", 8, nullptr, "pressure_ms", "%.3f"},
                 {"speedup", 7, nullptr, "speedup", "%.2f"},
                 {"efficiency", 10, nullptr, "efficiency", "%.2f"}});
