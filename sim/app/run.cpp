@@ -84,7 +84,9 @@ class RunOutput {
   }
 
   double main_thread_ms() const { return main_ms_; }
-  SnapshotTiming timing() const { return writer_ ? writer_->timing() : timing_; }
+  // The writer thread's; a collective write runs on the main thread, all of
+  // it in main_thread_ms, none hidden.
+  SnapshotTiming timing() const { return writer_ ? writer_->timing() : SnapshotTiming{}; }
   bool collective() const { return collective_; }
 
  private:
@@ -98,9 +100,6 @@ class RunOutput {
       agree(comm_, [&] {
         if (series_) series_->add(path);
       });
-      timing_.write_ms += ms_since(t0);
-      timing_.wait_ms += ms_since(t0);
-      ++timing_.written;
     } else {
       std::unique_ptr<PendingState> state = sim.begin_download();
       if (writer_) writer_->submit(std::move(state));
@@ -115,7 +114,6 @@ class RunOutput {
   SnapshotMeta meta_;                      // collective: every rank's copy
   std::optional<SnapshotSeries> series_;   // collective: rank 0's index
   std::optional<SnapshotThread> writer_;   // otherwise: rank 0's writer
-  SnapshotTiming timing_;                  // collective: this rank's writes
   int64_t every_ = 0;
   int64_t last_written_ = -1;
   double main_ms_ = 0;

@@ -35,14 +35,12 @@ std::vector<int> rank_counts(int n) {
 
 // One rank count, on the ranks of `comm` (all of them take part); fills
 // `row` on rank 0.
-void measure_ranks(const Config& c, const BenchOptions& opts, const Comm& comm, BenchRow& row) {
+void measure_ranks(const Config& c, const SimState& state, const BenchOptions& opts, const Comm& comm,
+                   BenchRow& row) {
   const int n = comm.size();
   std::shared_ptr<SlabRows> slabs;
-  std::unique_ptr<Backend> backend;
-  const SimState state = make_initial_state(c);
   if (n > 1) slabs = std::make_shared<SlabRows>(comm, domain_of(c));
-  backend = make_cpu_backend(c, state.grid, slabs);
-  Simulation sim(c, std::move(backend), state);
+  Simulation sim(c, make_cpu_backend(c, state.grid, slabs), state);
   for (int64_t s = 0; s < opts.warmup; ++s) sim.step();
   Backend& b = sim.backend();
   comm.barrier();
@@ -117,7 +115,8 @@ BenchReport run_ranks(const Config& cfg, const BenchOptions& opts, const Comm& w
   });
   // The threads a run over N ranks takes, for every count: the scaling is
   // that of ranks alone.
-  fit_cpu_threads(cfg, make_initial_state(cfg), n);
+  const SimState state = make_initial_state(cfg);  // once: every count starts from it
+  fit_cpu_threads(cfg, state, n);
   const std::vector<int> counts = rank_counts(n);
   if (world.rank() == 0)
     log << "ranks: " << counts.size() << " rank counts x (" << opts.warmup << " warm-up + " << opts.steps
@@ -134,7 +133,7 @@ BenchReport run_ranks(const Config& cfg, const BenchOptions& opts, const Comm& w
     } else if (in) {
       if (world.rank() == 0) log << "[" << k << " rank" << (k > 1 ? "s" : "") << "]" << std::flush;
       try {
-        agree(sub, [&] { measure_ranks(cfg, opts, sub, row); });
+        agree(sub, [&] { measure_ranks(cfg, state, opts, sub, row); });
         if (world.rank() == 0) log << ": " << row.number("total_ms") << " ms/step\n";
       } catch (const std::exception& e) {
         row.set("error", std::string("failed: ") + e.what());
