@@ -189,8 +189,8 @@ class Neighbourhood<A, NF, R, true> {
 
 __device__ __forceinline__ int block_index() { return static_cast<int>(blockIdx.y * gridDim.x + blockIdx.x); }
 
-inline Region face_region(const Exec& e) { return {0, 0, e.nx + 1, e.ny + 1}; }
-inline Region cell_region(const Exec& e) { return {0, 0, e.nx, e.ny}; }
+inline Region face_region(const Exec& e) { return {0, e.row0, e.nx + 1, e.face_row_end() - e.row0}; }
+inline Region cell_region(const Exec& e) { return {0, e.row0, e.nx, e.cell_row_end() - e.row0}; }
 inline dim3 block_dim(const StencilOpts& o) { return dim3(o.block_x, o.block_y); }
 inline dim3 grid_dim(const Region& r, const StencilOpts& o) {
   return dim3((r.ni + o.block_x - 1) / o.block_x, (r.nj + o.block_y - 1) / o.block_y);

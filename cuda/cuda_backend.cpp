@@ -25,8 +25,10 @@
 #include "cuda/velocity_textures.hpp"
 #include "cuda/cuda_backend.hpp"
 #include "cuda/cuda_poisson.hpp"
+#include "cuda/device_rows.hpp"
 #include "sim/advection.hpp"
 #include "sim/injection.hpp"
+#include "sim/parallel/split_particles.hpp"
 
 namespace sim {
 namespace cuda {
@@ -34,13 +36,24 @@ namespace {
 
 class CudaBackend final : public Backend {
  public:
-  CudaBackend(const Config& cfg, const Grid& g, const DeviceInfo& dev, const StencilOpts& so, const MemoryPlan& plan)
-      : cfg_(cfg), g_(g), dev_(dev), so_(so), plan_(plan), timer_(stream_.get()), store_(cfg.layout, plan.capacity, plan.sorts) {
+  // ranks: this process's rank of a run split into slabs of rows, or null
+  // (one process); shared_gpu: some ranks of the run share a GPU.
+  CudaBackend(const Config& cfg, const Grid& g, const DeviceInfo& dev, const StencilOpts& so, const MemoryPlan& plan,
+              std::shared_ptr<const SlabRows> ranks, bool shared_gpu)
+      : cfg_(cfg), g_(g), dev_(dev), so_(so), plan_(plan), timer_(stream_.get()), store_(cfg.layout, plan.capacity, plan.sorts),
+        ranks_(std::move(ranks)) {
     exec_.stream = stream_.get();
     exec_.constants = cfg.constants;
     exec_.nx = g.nx;
     exec_.ny = g.ny;
     exec_.pitch = g.pitch;
+    if (ranks_) {
+      exec_.row0 = ranks_->j0();
+      exec_.row_end = ranks_->j1();
+      exec_.face_end = ranks_->face_end();
+      rows_ = std::make_unique<DeviceRows>(ranks_, exec_.stream, shared_gpu);
+      shared_gpu_ = shared_gpu;
+    }
     const size_t n = g.size();
     for (DeviceBuffer<real>* f : {&u_, &v_, &uh_, &vh_, &us_, &vs_, &phi_, &phi2_, &rhs_, &open_})
       f->allocate(n, "grid fields");
@@ -96,7 +109,18 @@ class CudaBackend final : public Backend {
     stream_.synchronize();
   }
 
-  std::string name() const override { return "cuda: " + describe(dev_); }
+  std::string name() const override {
+    std::string s = "cuda: " + describe(dev_);
+    if (ranks_)
+      s += " per rank, " + std::to_string(ranks_->ranks()) + " MPI ranks in slabs of rows, " +
+           (rows_->through_host() ? "rows through host memory and MPI" : "rows through NCCL") +
+           (shared_gpu_ ? " (ranks share a GPU)" : "");
+    return s;
+  }
+  std::string transform_refusal() const override {
+    return ranks_ ? "the transform solve does not run over GPU ranks (multigrid does)" : std::string();
+  }
+  double comm_ms() override { return ranks_ ? ranks_->comm_ms() + rows_->comm_ms() : 0.0; }
 
   std::string strategies() const override {
     return describe_strategies(cfg_, StrategyScope::cuda) + " block=" + std::to_string(so_.block_x) + "x" +
@@ -121,9 +145,16 @@ class CudaBackend final : public Backend {
     if (plan_.fixed_deposit)
       for (DeviceBuffer<unsigned long long>* b : {&fixed_mu_, &fixed_mv_, &fixed_bu_, &fixed_bv_, &fixed_au_, &fixed_av_})
         b->zero(st);
-    store_.upload(s.particles, st);
-    const unsigned long long c[kCounterCount] = {static_cast<unsigned long long>(s.counters.removed),
-                                                 static_cast<unsigned long long>(s.counters.recycled)};
+    if (ranks_) {  // each slot alive on the rank that owns its particle only
+      HostParticles mine = s.particles;
+      keep_owned(*ranks_, mine.view());
+      store_.upload(mine, st);
+    } else {
+      store_.upload(s.particles, st);
+    }
+    const bool root = !ranks_ || ranks_->rank() == 0;  // the counters are summed over ranks
+    const unsigned long long c[kCounterCount] = {root ? static_cast<unsigned long long>(s.counters.removed) : 0ull,
+                                                 root ? static_cast<unsigned long long>(s.counters.recycled) : 0ull};
     counters_.upload(c, kCounterCount, st);
     permuted_ = false;
     particle_steps_ = 0;
@@ -131,7 +162,21 @@ class CudaBackend final : public Backend {
     stream_.synchronize();
   }
 
+  // Over ranks rank 0 gets the whole state (SlabRows::gather, gather_particles).
   void download(SimState& s) override {
+    download_own(s);
+    if (!ranks_) return;
+    for (std::vector<real>* f : {&s.u, &s.v, &s.phi}) ranks_->gather(f->data());
+    gather_particles(*ranks_, s);
+  }
+  void download_part(SimState& s, int& j0, int& j1) override {
+    if (!ranks_) return Backend::download_part(s, j0, j1);
+    download_own(s);
+    j0 = ranks_->j0();
+    j1 = ranks_->j1();
+  }
+  // This rank's copy of the state, nothing gathered.
+  void download_own(SimState& s) {
     const cudaStream_t st = exec_.stream;
     const size_t n = g_.size();
     for (std::vector<real>* f : {&s.u, &s.v, &s.phi, &s.open}) f->resize(n);
@@ -144,6 +189,7 @@ class CudaBackend final : public Backend {
   }
 
   std::unique_ptr<PendingState> begin_download(SimState header) override {
+    if (ranks_) return Backend::begin_download(std::move(header));  // gathered now, collectively
     if (!staging_) staging_.emplace(g_, cfg_.layout, plan_.capacity, dev_.ordinal);
     const SnapshotSources src{&u_, &v_, &phi_, &open_, &counters_, &store_, permuted_};
     if (std::unique_ptr<PendingState> p = staging_->begin(header, src, exec_.stream)) return p;
@@ -164,12 +210,26 @@ class CudaBackend final : public Backend {
     }
   }
 
-  double max_velocity_rate() override { return cuda::max_velocity_rate(exec_, scratch(), u_.data(), v_.data()); }
+  double max_velocity_rate() override {
+    const double r = cuda::max_velocity_rate(exec_, scratch(), u_.data(), v_.data());
+    return ranks_ ? ranks_->max(r) : r;
+  }
 
   using Backend::fill_velocity_halo;
   void fill_velocity_halo(VelocityField f) override {
     const auto [u, v] = velocity(f);
+    velocity_halo(u, v);
+  }
+  // The boundary fill, then over ranks the halo rows from the neighbours.
+  void velocity_halo(real* u, real* v) {
     cuda::fill_velocity_halo(exec_, u, v);
+    if (!rows_) return;
+    rows_->exchange_halo(u, Stagger::u_face);
+    rows_->exchange_halo(v, Stagger::v_face);
+    if (cfg_.advection == AdvectionScheme::quick) {  // the rows two out
+      rows_->copy_rows(u, g_.pitch, ranks_->wide_plan());
+      rows_->copy_rows(v, g_.pitch, ranks_->wide_plan());
+    }
   }
 
   // The coupled step (sim/particle_physics.hpp): with two-way coupling the
@@ -180,7 +240,38 @@ class CudaBackend final : public Backend {
     if (plan_.capacity == 0) return;
     sort_if_due();
     move_particles();
-    inject_particles(exec_, store_.current(), first_id, count, cfg_.seed, inj_, counters_.data());
+    inject_particles(exec_, store_.current(), first_id, count, cfg_.seed, inj_, counters_.data(),
+                     !ranks_ || ranks_->rank() == 0);
+    if (ranks_) migrate(first_id, count);
+  }
+
+  // Over ranks, after the particle step: the particles another rank's slab
+  // now holds go there (sort_out_particles, send_to_owners), into their
+  // slots; injected particles stay on their owner only.
+  void migrate(uint64_t first_id, int64_t count) {
+    const cudaStream_t st = exec_.stream;
+    if (leaving_.size() == 0) {
+      leaving_.allocate(static_cast<size_t>(plan_.capacity), "particles leaving the slab");
+      leaving_count_.allocate(1, "particles leaving the slab");
+    }
+    const SlabRowsC b{cfg_.ly, g_.ny, ranks_->j0(), ranks_->j1(), ranks_->periodic_y() ? 1 : 0};
+    sort_out_particles(exec_, store_.current(), b, first_id, count, leaving_.data(), leaving_count_.data());
+    unsigned int n = 0;
+    leaving_count_.download(&n, 1, st);
+    stream_.synchronize();
+    std::vector<Particle> out(n);
+    if (n > 0) leaving_.download(out.data(), n, st);
+    stream_.synchronize();
+    const std::vector<Particle> in = send_to_owners(*ranks_, out);
+    if (in.empty()) return;
+    if (permuted_) {  // arrivals go to their canonical slots
+      store_.canonicalize(st);
+      permuted_ = false;
+    }
+    arrivals_.reserve(in.size(), "particles arriving in the slab");
+    arrivals_.upload(in.data(), in.size(), st);
+    store_arrivals(exec_, store_.current(), arrivals_.data(), static_cast<int>(in.size()));
+    stream_.synchronize();  // before `in` goes
   }
 
   // The same, the injection drawn on the device; the sort by cell comes
@@ -229,8 +320,9 @@ class CudaBackend final : public Backend {
                                fixed_au_.data(), fixed_av_.data(), fixed_bounds_.data()};
       c.capacity = static_cast<uint32_t>(plan_.capacity);
       c.open = open_.data();
+      if (ranks_) fold_deposits(c);
       couple_particles(exec_, store_.current(), c, u_.data(), v_.data());
-      cuda::fill_velocity_halo(exec_, u_.data(), v_.data());
+      velocity_halo(u_.data(), v_.data());
     }
     ParticleStepArgs a;
     a.fluid.sampling = cfg_.sampling;
@@ -263,7 +355,7 @@ class CudaBackend final : public Backend {
     const auto [ub, vb] = velocity(base);
     const auto [uo, vo] = velocity(out);
     cuda::momentum_stage(exec_, so_, ui, vi, ub, vb, open_.data(), clearance_.data(), uo, vo, a, b);
-    cuda::fill_velocity_halo(exec_, uo, vo);
+    velocity_halo(uo, vo);
   }
 
   // The particle watchdog's counter comes back with the norm (one 8-byte
@@ -271,10 +363,12 @@ class CudaBackend final : public Backend {
   double compute_rhs() override {
     cuda::compute_rhs(exec_, so_, u_.data(), v_.data(), open_.data(), rhs_.data(), partials_.data());
     unsigned long long nonfinite = 0;
-    const double s2 = sum_to_host(exec_, scratch(), partials_.data(), static_cast<int>(partials_.size()),
+    const double s2 = sum_to_host(exec_, scratch(), partials_.data(), own_cell_blocks(exec_, so_),
                                   counters_.data() + kNonFinite, nonfinite);
     nonfinite_ = static_cast<int64_t>(nonfinite);
-    return std::sqrt(s2);
+    if (!ranks_) return std::sqrt(s2);
+    nonfinite_ = ranks_->sum(nonfinite_);
+    return std::sqrt(ranks_->sum(s2));
   }
   int64_t nonfinite_particles() override { return nonfinite_; }
 
@@ -334,15 +428,16 @@ class CudaBackend final : public Backend {
   void project() override {
     // the float64 pressure of the multigrid or transform solve, else phi
     if (poisson_ || fft_)
-      cuda::project_from_double(exec_.stream, k_dev_.data(), g_.nx, g_.ny, poisson_ ? poisson_->x() : x_.data(),
-                                open_.data(), u_.data(), v_.data());
+      cuda::project_from_double(exec_.stream, k_dev_.data(), g_.nx, exec_.row0, exec_.face_row_end(),
+                                poisson_ ? poisson_->x() : x_.data(), open_.data(), u_.data(), v_.data());
     else
       cuda::project(exec_, so_, phi_.data(), open_.data(), u_.data(), v_.data());
-    cuda::fill_velocity_halo(exec_, u_.data(), v_.data());
+    velocity_halo(u_.data(), v_.data());
   }
 
   // ---- transform solve (cuda/cuda_fft.hpp) ----
   void fft_setup(const PoissonHierarchy& h) override {
+    if (ranks_) throw std::logic_error("cuda: " + transform_refusal());
     x_.allocate(g_.size(), "float64 pressure");
     x_.zero(exec_.stream);
     fft_ = std::make_unique<CudaFftPoisson>(h, exec_.stream);
@@ -366,13 +461,27 @@ class CudaBackend final : public Backend {
       d.particle_mean_v[1] = p.velocity[1] / d.alive;
     }
     d.counters = read_counters();
+    if (ranks_) {  // each rank's sums, added in rank order
+      for (double* x : {&d.kinetic_energy, &d.fluid_momentum[0], &d.fluid_momentum[1], &d.particle_momentum[0],
+                        &d.particle_momentum[1]})
+        *x = ranks_->sum(*x);
+      d.max_div = ranks_->max(d.max_div);
+      d.max_speed = ranks_->max(d.max_speed);
+      const double vsum[2] = {ranks_->sum(p.velocity[0]), ranks_->sum(p.velocity[1])};
+      d.alive = ranks_->sum(d.alive);
+      d.particle_mean_v[0] = d.alive > 0 ? vsum[0] / d.alive : 0.0;
+      d.particle_mean_v[1] = d.alive > 0 ? vsum[1] / d.alive : 0.0;
+      d.counters.removed = ranks_->sum(d.counters.removed);
+      d.counters.recycled = ranks_->sum(d.counters.recycled);
+    }
     return d;
   }
 
   // MGPCG primitives (cuda/cuda_poisson.hpp).
   void poisson_setup(const PoissonHierarchy& h) override {
     poisson_.reset();  // a second setup frees the first hierarchy before allocating
-    poisson_ = std::make_unique<CudaPoisson>(h, exec_.stream, cfg_.block_level_cells, cfg_.paired_smoothing_cells);
+    poisson_ = std::make_unique<CudaPoisson>(h, exec_.stream, cfg_.block_level_cells, cfg_.paired_smoothing_cells,
+                                             rows_.get());
   }
   double pcg_start() override { return mg().start(rhs_.data(), open_.data()); }
   void mg_load_residual() override { mg().load_residual(); }
@@ -448,7 +557,9 @@ class CudaBackend final : public Backend {
   void synchronize() override { stream_.synchronize(); }
 
   // ---- stepping without host round trips ----
-  bool asynchronous() const override { return true; }
+  // Over ranks every scalar comes back to the host (the reductions add
+  // every rank's through MPI): the host step.
+  bool asynchronous() const override { return !ranks_; }
 
 
   void start_device_clock(const DeviceClock& clock, const DtRule& rule) override {
@@ -559,6 +670,45 @@ class CudaBackend final : public Backend {
   }
 
 
+  // Over ranks, the hooks of the coupled step (CouplingArgs): the fixed
+  // deposit's bounds made the largest over ranks (every rank then scales
+  // alike), each deposit added onto the faces' owners (integer sums in the
+  // fixed deposit: the same bits as one rank), and the mass copied back to
+  // the ranks whose particles read it.
+  void fold_deposits(CouplingArgs& c) {
+    if (plan_.fixed_deposit) {
+      c.after_bounds = [this] {
+        unsigned int b[2] = {0, 0};
+        fixed_bounds_.download(b, 2, exec_.stream);
+        stream_.synchronize();
+        for (unsigned int& x : b) x = static_cast<unsigned int>(ranks_->comm().allreduce_max(static_cast<int64_t>(x)));
+        fixed_bounds_.upload(b, 2, exec_.stream);
+        stream_.synchronize();
+      };
+      c.after_mass = [this] {
+        for (auto [f, s] : {std::pair{&fixed_mu_, Stagger::u_face}, std::pair{&fixed_mv_, Stagger::v_face}}) {
+          rows_->fold(f->data(), s);
+          rows_->refresh(f->data(), s);
+        }
+      };
+      c.after_drag = [this] {
+        for (auto* f : {&fixed_bu_, &fixed_au_}) rows_->fold(f->data(), Stagger::u_face);
+        for (auto* f : {&fixed_bv_, &fixed_av_}) rows_->fold(f->data(), Stagger::v_face);
+      };
+      return;
+    }
+    c.after_mass = [this] {
+      for (auto [f, s] : {std::pair{&mu_, Stagger::u_face}, std::pair{&mv_, Stagger::v_face}}) {
+        rows_->fold(f->data(), s);
+        rows_->refresh(f->data(), s);
+      }
+    };
+    c.after_drag = [this] {
+      for (auto* f : {&bu_, &au_}) rows_->fold(f->data(), Stagger::u_face);
+      for (auto* f : {&bv_, &av_}) rows_->fold(f->data(), Stagger::v_face);
+    };
+  }
+
   void copy(DeviceBuffer<real>& dst, const DeviceBuffer<real>& src) {
     SIM_CUDA_CHECK(cudaMemcpyAsync(dst.data(), src.data(), src.bytes(), cudaMemcpyDeviceToDevice, exec_.stream));
   }
@@ -635,6 +785,11 @@ class CudaBackend final : public Backend {
     std::vector<EventTimer::Node> timer_nodes;
   };
   std::map<std::pair<int, int>, Recorded> graphs_by_key_;
+  std::shared_ptr<const SlabRows> ranks_;  // over ranks, else null
+  std::unique_ptr<DeviceRows> rows_;       // over ranks: the rows' transport
+  bool shared_gpu_ = false;
+  DeviceBuffer<Particle> leaving_, arrivals_;     // over ranks: the particle migration
+  DeviceBuffer<unsigned int> leaving_count_;
   bool permuted_ = false;  // slots out of canonical order since the last upload
   int64_t particle_steps_ = 0;
   int64_t nonfinite_ = 0;  // kNonFinite as of the last compute_rhs
@@ -658,7 +813,25 @@ CudaMemoryNeed cuda_memory_need(const Config& cfg, const Grid& grid) {
   return m;
 }
 
-std::unique_ptr<Backend> make_cuda_backend(const Config& cfg, const Grid& grid) {
+std::unique_ptr<Backend> make_cuda_backend(const Config& cfg, const Grid& grid, std::shared_ptr<const SlabRows> ranks) {
+  bool shared_gpu = false;
+  if (ranks) {
+    // What a run over GPU ranks does not do, in one line before anything is allocated.
+    if (cfg.solver == PressureSolverKind::jacobi || cfg.solver == PressureSolverKind::sor)
+      throw std::runtime_error("pressure.solver = \"" + std::string(to_string(cfg.solver)) +
+                               "\" does not run over GPU ranks: multigrid (or auto) does");
+    if (cfg.two_way && (cfg.deposit == Deposit::sorted || cfg.deposit == Deposit::gather))
+      throw std::runtime_error("gpu.deposit = \"" + std::string(to_string(cfg.deposit)) +
+                               "\" does not run over GPU ranks: fixed (the default) and atomic do");
+    int devices = 0;
+    if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+      (void)cudaGetLastError();
+      throw std::runtime_error("no CUDA device available on rank " + std::to_string(ranks->rank()));
+    }
+    const cuda::RankDevice rd = cuda::rank_device(ranks->comm(), devices);
+    SIM_CUDA_CHECK(cudaSetDevice(rd.ordinal));
+    shared_gpu = rd.shared;
+  }
   const cuda::DeviceInfo dev = cuda::query_device();
   const cuda::StencilOpts so =
       cuda::make_stencil_opts(cfg.stencil, cfg.block_x, cfg.block_y, !cfg.obstacles.empty(), cfg.advection);
@@ -667,7 +840,7 @@ std::unique_ptr<Backend> make_cuda_backend(const Config& cfg, const Grid& grid) 
   if (grid.size() >= static_cast<size_t>(INT_MAX))
     throw std::runtime_error("cuda: a " + std::to_string(grid.nx) + " x " + std::to_string(grid.ny) +
                              " grid exceeds the backend's 32-bit indexing (pitch x rows < 2^31)");
-  return std::make_unique<cuda::CudaBackend>(cfg, grid, dev, so, plan);
+  return std::make_unique<cuda::CudaBackend>(cfg, grid, dev, so, plan, std::move(ranks), shared_gpu);
 }
 
 }  // namespace sim

@@ -11,12 +11,21 @@
 
 namespace sim {
 
+class SlabRows;
+
 // Whether this build contains the CUDA backend (false: the stub is linked).
 bool cuda_backend_built();
 // Throws std::runtime_error("no CUDA device available: <reason>") without a
 // usable device, and an out-of-memory message (bytes needed, bytes free).
-std::unique_ptr<Backend> make_cuda_backend(const Config& cfg, const Grid& grid);
+// `ranks`: this process's rank of a run split into slabs of rows
+// (sim/parallel/slab_rows.hpp; its GPU: the rank's place on its host
+// modulo the host's GPUs, rows exchanged through NCCL), or null for a run
+// of one process. Collective over the ranks when given.
+std::unique_ptr<Backend> make_cuda_backend(const Config& cfg, const Grid& grid,
+                                           std::shared_ptr<const SlabRows> ranks = nullptr);
 bool cuda_device_available();
+// Whether this build can run GPU ranks (the CUDA backend with MPI and NCCL).
+bool cuda_ranks_built();
 
 // Device memory a case needs (cuda/memory_plan.hpp) and what the device has
 // free, before anything is allocated. Throws as make_cuda_backend does

@@ -49,9 +49,17 @@ size_t CudaPoisson::bytes(const Grid& g) {
   return b;
 }
 
-CudaPoisson::CudaPoisson(const PoissonHierarchy& h, cudaStream_t stream, int64_t tail_cells, int64_t pair_cells)
-    : stream_(stream), singular_(h.singular), fluid_cells_(h.fluid_cells) {
+CudaPoisson::CudaPoisson(const PoissonHierarchy& h, cudaStream_t stream, int64_t tail_cells, int64_t pair_cells,
+                         DeviceRows* rows)
+    : stream_(stream), singular_(h.singular), fluid_cells_(h.fluid_cells), rows_(rows) {
   if (h.levels.empty()) throw std::invalid_argument("cuda: poisson_setup with an empty hierarchy");
+  if (rows_) {  // every operation its own launch, followed by its exchange
+    tail_cells = 0;
+    pair_cells = 0;
+  }
+  std::vector<int> level_ny;
+  for (const PoissonLevel& l : h.levels) level_ny.push_back(l.ny);
+  split_ = split_levels(rows_ ? &rows_->slabs() : nullptr, level_ny);
   for (int s = 0; s < 4; ++s) ghosts_.rule[s] = h.ghost[s];
   const int n = static_cast<int>(h.levels.size());
   buffers_.resize(n);
@@ -66,6 +74,8 @@ CudaPoisson::CudaPoisson(const PoissonHierarchy& h, cudaStream_t stream, int64_t
     DeviceLevel& d = levels_[l];
     d.nx = hl.nx;
     d.ny = hl.ny;
+    d.j_lo = split_[static_cast<size_t>(l)].lo;
+    d.j_hi = split_[static_cast<size_t>(l)].hi;
     d.pitch = hl.pitch;
     d.rows = hl.rows;
     bool uniform = true;
@@ -93,6 +103,10 @@ CudaPoisson::CudaPoisson(const PoissonHierarchy& h, cudaStream_t stream, int64_t
     b.f.allocate(hl.size(), "multigrid levels");
     b.e.zero(stream_);
     b.f.zero(stream_);
+    if (rows_ && l + 1 < n) {
+      b.res.allocate(hl.size(), "multigrid residuals");
+      b.res.zero(stream_);
+    }
     d.cx = b.cx.data();
     d.cy = b.cy.data();
     d.faces = b.faces.data();
@@ -106,8 +120,8 @@ CudaPoisson::CudaPoisson(const PoissonHierarchy& h, cudaStream_t stream, int64_t
     v->allocate(size0, "MGPCG vectors");
     v->zero(stream_);  // halos and padding stay 0 where nothing writes them
   }
-  n_partials_ = pcg_partial_count(l0.nx, l0.ny);
-  partials_.allocate(static_cast<size_t>(n_partials_), "MGPCG partial sums");
+  n_partials_ = pcg_partial_count(l0);
+  partials_.allocate(static_cast<size_t>(std::max(n_partials_, 1)), "MGPCG partial sums");
   scal_.allocate(4, "MGPCG scalars");
   scal_.zero(stream_);
   auto cells = [&](int l) { return static_cast<int64_t>(levels_[l].nx) * levels_[l].ny; };
@@ -141,13 +155,25 @@ double CudaPoisson::read_scalar(int slot) {
 
 double CudaPoisson::finish_sum(int n_partials, int slot) {
   pcg_final_sum(stream_, partials_.data(), n_partials, scal_.data() + slot, 0.0);
-  return read_scalar(slot);
+  const double mine = read_scalar(slot);
+  return rows_ ? rows_->slabs().sum(mine) : mine;
+}
+
+void CudaPoisson::exchange_e(int level) {
+  if (rows_) rows_->copy_rows(levels_[level].e, levels_[level].pitch, split_[static_cast<size_t>(level)].halo);
 }
 
 const double* CudaPoisson::mean_on_device(const float* rhs) {
   if (!singular_ || fluid_cells_ <= 0) return nullptr;
   pcg_sum_rhs(stream_, levels_[0], rhs, partials_.data());
-  pcg_final_sum(stream_, partials_.data(), n_partials_, scal_.data() + 2, static_cast<double>(fluid_cells_));
+  if (!rows_) {
+    pcg_final_sum(stream_, partials_.data(), n_partials_, scal_.data() + 2, static_cast<double>(fluid_cells_));
+    return scal_.data() + 3;
+  }
+  // over ranks: every rank's sum, added in rank order, then the mean
+  const double mean = finish_sum(n_partials_, 2) / static_cast<double>(fluid_cells_);
+  SIM_CUDA_CHECK(cudaMemcpyAsync(scal_.data() + 3, &mean, sizeof mean, cudaMemcpyHostToDevice, stream_));
+  SIM_CUDA_CHECK(cudaStreamSynchronize(stream_));  // before `mean` goes
   return scal_.data() + 3;
 }
 
@@ -161,6 +187,7 @@ void CudaPoisson::launch_smooth(int level, int color) {
   const DeviceLevel& l = levels_[level];
   mg_smooth(stream_, l, ghosts_, color, !halo_races_[level]);
   if (halo_races_[level]) mg_halo(stream_, l, ghosts_);
+  exchange_e(level);
 }
 
 void CudaPoisson::flush_smooth() {
@@ -216,6 +243,7 @@ void CudaPoisson::smooth(int level, int color) {
     flush_smooth();
     load_pending_ = false;
     mg_load_smooth(stream_, levels_[0], ghosts_, r_.data(), color);
+    exchange_e(0);
     return;
   }
   flush_load();
@@ -240,14 +268,22 @@ void CudaPoisson::restrict_from(int level) {
   check_level(level, levels() - 2, "mg_restrict");
   if (level >= tail_from_) return queue(level, kTailRestrict);
   flush();
-  mg_restrict(stream_, levels_[level], levels_[level + 1]);
+  if (!rows_) return mg_restrict(stream_, levels_[level], levels_[level + 1]);
+  float* res = buffers_[static_cast<size_t>(level)].res.data();
+  const DeviceLevel& fine = levels_[level];
+  mg_residual_rows(stream_, fine, res);
+  rows_->copy_rows(res, fine.pitch, split_[static_cast<size_t>(level)].below);  // children others own
+  mg_restrict_rows(stream_, fine, levels_[level + 1], res);
 }
 
 void CudaPoisson::prolong_to(int level) {
   check_level(level, levels() - 2, "mg_prolong");
   if (level >= tail_from_) return queue(level, kTailProlong);
   flush();
+  if (rows_)  // the parents of this rank's fine rows that others own
+    rows_->copy_rows(levels_[level + 1].e, levels_[level + 1].pitch, split_[static_cast<size_t>(level) + 1].parents);
   mg_prolong(stream_, levels_[level], levels_[level + 1], ghosts_);
+  exchange_e(level);
 }
 
 double CudaPoisson::dot_rz() {
@@ -259,6 +295,7 @@ double CudaPoisson::dot_rz() {
 void CudaPoisson::direction(double beta) {
   flush();
   pcg_direction(stream_, levels_[0], ghosts_, levels_[0].e, beta, p_.data());
+  if (rows_) rows_->copy_rows(p_.data(), levels_[0].pitch, split_[0].halo);
 }
 
 double CudaPoisson::apply() {
@@ -278,6 +315,7 @@ double CudaPoisson::residual_norm(const float* rhs, const float* open) {
   const DeviceLevel& l0 = levels_[0];
   const double* mean = mean_on_device(rhs);
   pcg_halo(stream_, l0, ghosts_, x_.data());
+  if (rows_) rows_->copy_rows(x_.data(), l0.pitch, split_[0].halo);
   pcg_residual(stream_, l0, rhs, open, mean, x_.data(), partials_.data());
   return std::sqrt(finish_sum(n_partials_, 0));
 }
@@ -319,6 +357,7 @@ void CudaPoisson::finish(float* phi) {
   flush();
   const DeviceLevel& l0 = levels_[0];
   pcg_halo(stream_, l0, ghosts_, x_.data());
+  if (rows_) rows_->copy_rows(x_.data(), l0.pitch, split_[0].halo);
   pcg_round(stream_, l0, x_.data(), phi);
 }
 

@@ -22,8 +22,10 @@
 #include <vector>
 
 #include "cuda/device_buffer.hpp"
+#include "cuda/device_rows.hpp"
 #include "cuda/poisson_kernels.hpp"
 #include "sim/grid.hpp"
+#include "sim/parallel/level_rows.hpp"
 #include "sim/poisson.hpp"
 
 namespace sim::cuda {
@@ -37,7 +39,15 @@ class CudaPoisson {
   // red and a black half-sweep that follow each other run as one pass
   // (mg_smooth_pair) where no side wraps; the level's e then alternates
   // between two arrays (Config::paired_smoothing_cells; 0: never).
-  CudaPoisson(const PoissonHierarchy& h, cudaStream_t stream, int64_t tail_cells, int64_t pair_cells);
+  //
+  // rows: this process is one rank of a run split into slabs
+  // (cuda/device_rows.hpp), or null. Each rank then updates its rows of
+  // each level (sim/parallel/level_rows.hpp, as the CPU backend), copies in
+  // the halo, parent and child rows it reads from the other ranks, and
+  // adds the reductions over ranks; there is no tail and no paired sweep
+  // (every half-sweep is followed by its halo exchange).
+  CudaPoisson(const PoissonHierarchy& h, cudaStream_t stream, int64_t tail_cells, int64_t pair_cells,
+              DeviceRows* rows = nullptr);
 
   // Device bytes of the hierarchy of a grid (an upper bound: every coarse
   // level counted with its coefficient arrays), for the memory plan.
@@ -72,6 +82,7 @@ class CudaPoisson {
  private:
   struct LevelBuffers {
     DeviceBuffer<float> cx, cy, e, f, e2;  // e2: the other array of a level smoothed in pairs
+    DeviceBuffer<float> res;               // over ranks: f - A e for the restriction
     DeviceBuffer<uint8_t> faces;
   };
 
@@ -83,7 +94,8 @@ class CudaPoisson {
   void launch_smooth(int level, int color);
   void queue(int level, TailKind kind, int color = 0);  // a tail operation (level >= tail_from_)
   double read_scalar(int slot);  // synchronises
-  double finish_sum(int n_partials, int slot);  // partials -> scal_[slot], read back
+  double finish_sum(int n_partials, int slot);  // partials -> scal_[slot], read back (summed over ranks)
+  void exchange_e(int level);  // over ranks: the halo rows of level's e
   const double* mean_on_device(const float* rhs);  // scal_ + 3, or null when not singular
 
   cudaStream_t stream_;
@@ -93,6 +105,8 @@ class CudaPoisson {
   std::vector<LevelBuffers> buffers_;
   std::vector<DeviceLevel> levels_;
   std::vector<bool> halo_races_;  // per level: smoothing needs a separate halo launch
+  DeviceRows* rows_ = nullptr;     // over ranks, else null
+  std::vector<LevelRows> split_;  // each level's rows and row copies (over ranks)
   DeviceBuffer<double> x_, r_, p_, q_;
   DeviceBuffer<double> partials_;
   DeviceBuffer<double> scal_;  // [0] a result, [2] the rhs sum, [3] its mean

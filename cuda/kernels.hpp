@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 
 #include "cuda/device_buffer.hpp"
 #include "sim/backend.hpp"
@@ -28,6 +29,12 @@ struct Exec {
   ConstantsIn constants = ConstantsIn::constant;
   const Constants* k_dev = nullptr;  // the device copy, read when constants == global
   int nx = 0, ny = 0, pitch = 0;     // host copies of the grid shape, for launch geometry
+  // The rows a rank of a run split into slabs updates (sim/parallel/slab_rows.hpp):
+  // cells and u faces in [row0, row_end), v faces in [row0, face_end);
+  // -1: to ny, and ny + 1 (one rank: every row).
+  int row0 = 0, row_end = -1, face_end = -1;
+  int cell_row_end() const { return row_end < 0 ? ny : row_end; }
+  int face_row_end() const { return face_end < 0 ? ny + 1 : face_end; }
 };
 
 // The memory-access variant of a grid stencil and its thread block.
@@ -67,6 +74,9 @@ size_t shared_tile_bytes(int fields, int bx, int by, int radius = 1);
 // Blocks of a launch over the nx x ny cells: the number of partial sums
 // compute_rhs and residual write.
 int cell_blocks(const Exec& e, const StencilOpts& o);
+// The blocks of a launch over the cell rows this rank updates (Exec::row0 ..):
+// the partial sums a reduction over cell_region(e) writes.
+int own_cell_blocks(const Exec& e, const StencilOpts& o);
 
 // --- constants: one __constant__ block per translation unit ------------
 void upload_fluid_constants(const Constants& c, cudaStream_t s);
@@ -222,13 +232,37 @@ struct CouplingArgs {
   FixedBuffers fixed{};    // deposit=fixed
   uint32_t capacity = 0;
   const real* open = nullptr;  // cell open flags (faces touching a solid are not updated)
+  // Over ranks (null on one rank): called after the fixed deposit's bounds
+  // (made global), after the mass deposit (folded onto the faces' owners and
+  // copied back: a particle reads its loading there) and after the drag
+  // deposit (folded), each before anything reads it. Deposits fixed and
+  // atomic only.
+  std::function<void()> after_bounds, after_mass, after_drag;
 };
 // Deposits the particle mass onto M, the implicit drag onto A and B, and
 // updates the active fluid faces u, v (the halo is not filled).
 void couple_particles(const Exec& e, const DeviceParticles& p, const CouplingArgs& a, real* u, real* v);
 // New ids [first_id, first_id + count): id k replaces the slot whose id % capacity == k % capacity.
+// count_repeats: count the recycling of ids of one residue injected in the
+// same step (false on every rank of a split run but rank 0).
 void inject_particles(const Exec& e, const DeviceParticles& p, uint64_t first_id, int64_t count, uint64_t seed,
-                      const InjectionC& inj, unsigned long long* counters);
+                      const InjectionC& inj, unsigned long long* counters, bool count_repeats = true);
+
+// A rank's slab for the particle migration: rows [row0, row_end) of ny
+// over a y side of ly metres (periodic or not).
+struct SlabRowsC {
+  double ly = 0;
+  int ny = 0, row0 = 0, row_end = 0, periodic = 0;
+};
+// Over ranks, after the particle step and the injection (ids first_id ..
+// first_id + count - 1): the particles that left the slab are copied to
+// `out` (room for every slot), *n_out of them, and die here; injected
+// particles another rank owns die (sort_out_kernel).
+void sort_out_particles(const Exec& e, const DeviceParticles& p, const SlabRowsC& b, uint64_t first_id, int64_t count,
+                        Particle* out, unsigned int* n_out);
+// Particles from other ranks into their slots (id % capacity; the store in
+// canonical slot order).
+void store_arrivals(const Exec& e, const DeviceParticles& p, const Particle* in, int n);
 // The same with the ids and count the step's dt drew on the device.
 void inject_particles(const Exec& e, const DeviceParticles& p, const DeviceStepState* state, uint64_t seed,
                       const InjectionC& inj, unsigned long long* counters);

@@ -45,4 +45,9 @@ int cell_blocks(const Exec& e, const StencilOpts& o) {
   return ((e.nx + o.block_x - 1) / o.block_x) * ((e.ny + o.block_y - 1) / o.block_y);
 }
 
+int own_cell_blocks(const Exec& e, const StencilOpts& o) {
+  const int rows = e.cell_row_end() - e.row0;
+  return ((e.nx + o.block_x - 1) / o.block_x) * ((rows + o.block_y - 1) / o.block_y);
+}
+
 }  // namespace sim::cuda

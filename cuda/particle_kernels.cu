@@ -4,6 +4,7 @@
 // are CpuBackend::particles_impl's (sim/particle_physics.hpp): mass
 // deposit, drag deposit, the fluid faces' update, then per particle
 // coefficients, sampling, drag, obstacles, walls.
+#include "sim/parallel/decomposition.hpp"
 #include "cuda/access.cuh"
 #include "cuda/check.hpp"
 #include "cuda/constants.cuh"
@@ -284,11 +285,12 @@ __global__ void __launch_bounds__(kParticleBlock) drag_deposit_kernel(KP kp, Vie
 // kFixed: A and B from their integers (deposit=fixed).
 template <bool kFixed, class KP>
 __global__ void coupled_faces_kernel(KP kp, CouplingFields f, FixedBuffers fx, int64_t slots,
-                                     const real* __restrict__ open, real* __restrict__ u, real* __restrict__ v) {
+                                     const real* __restrict__ open, real* __restrict__ u, real* __restrict__ v,
+                                     int row0, int face_end) {
   const Constants& k = kp.get();
   const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
-  const int j = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
-  if (i > k.nx || j > k.ny) return;
+  const int j = row0 + static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
+  if (i > k.nx || j >= face_end) return;
   const int c = at(k, i, j);
   real au, bu, av, bv;
   if constexpr (kFixed) {
@@ -491,22 +493,57 @@ __global__ void face_gather_kernel(KP kp, GatherBuffers b, const uint32_t* __res
 // particle if it was alive, counts as recycled (the CPU's sequential rule).
 template <class View>
 __device__ void inject_slot(View p, int64_t s, uint64_t first, int64_t count, uint64_t seed, const InjectionC& inj,
-                            unsigned long long* __restrict__ counters) {
+                            unsigned long long* __restrict__ counters, bool count_repeats = true) {
   const uint64_t cap = static_cast<uint64_t>(p.size());
   const uint64_t r = p.id(s) % cap;
   const uint64_t off = (r + cap - first % cap) % cap;  // first k >= first with k % cap == r is first + off
   if (off >= static_cast<uint64_t>(count)) return;
   const uint64_t m = (static_cast<uint64_t>(count) - 1 - off) / cap + 1;  // ids of this residue
-  const uint64_t recycled = (p.alive(s) ? 1u : 0u) + (m - 1);
+  // over ranks the slot is alive on one rank at most; the repeats are counted on rank 0 alone
+  const uint64_t recycled = (p.alive(s) ? 1u : 0u) + (count_repeats ? m - 1 : 0u);
   if (recycled > 0) atomicAdd(counters + kRecycled, static_cast<unsigned long long>(recycled));
   p.store(s, injected_particle(seed, first + off + (m - 1) * cap, inj));
 }
 
 template <class View>
 __global__ void inject_kernel(View p, uint64_t first, int64_t count, uint64_t seed, InjectionC inj,
-                              unsigned long long* __restrict__ counters) {
+                              unsigned long long* __restrict__ counters, bool count_repeats) {
   const int64_t s = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (s < p.size()) inject_slot(p, s, first, count, seed, inj, counters);
+  if (s < p.size()) inject_slot(p, s, first, count, seed, inj, counters, count_repeats);
+}
+
+// Over ranks, after the particle step and the injection: a particle whose
+// position another rank's slab holds leaves (copied into `out`, dead here),
+// unless this step injected it (every rank injected it; it dies on all but
+// its owner). A non-finite position stays for the watchdog, unless just
+// injected (then it dies everywhere, as on the CPU).
+template <class View>
+__global__ void sort_out_kernel(View p, SlabRowsC b, uint64_t first, int64_t count, Particle* __restrict__ out,
+                                unsigned int* __restrict__ n_out) {
+  const int64_t s = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (s >= p.size() || p.alive(s) == 0) return;
+  const double x = p.x(s), y = p.y(s);
+  bool injected = false;
+  if (count > 0) {
+    const uint64_t cap = static_cast<uint64_t>(p.size());
+    const uint64_t off = (p.id(s) % cap + cap - first % cap) % cap;
+    injected = off < static_cast<uint64_t>(count);
+  }
+  if (isfinite(x) && isfinite(y)) {
+    const int row = cell_along(y, b.ly, b.ny, b.periodic != 0);
+    if (row >= b.row0 && row < b.row_end) return;
+  } else if (!injected) {
+    return;
+  }
+  if (!injected) out[atomicAdd(n_out, 1u)] = p.load(s);
+  p.alive(s) = 0;
+}
+
+// Arrivals into their canonical slots (id % capacity).
+template <class View>
+__global__ void store_arrivals_kernel(View p, const Particle* __restrict__ in, int n) {
+  const int k = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  if (k < n) p.store(static_cast<int64_t>(in[k].id % static_cast<uint64_t>(p.size())), in[k]);
 }
 
 // The ids and count the step's dt drew on the device (choose_dt_on_device).
@@ -589,17 +626,21 @@ void couple_particles(const Exec& e, const DeviceParticles& p, const CouplingArg
         mass_deposit_kernel<View, KP, DepositMode::atomic>
             <<<blocks, kParticleBlock, 0, e.stream>>>(kp, view, a.f, a.pairs, a.fixed, a.capacity);
         SIM_CUDA_CHECK_LAUNCH("mass_deposit_kernel");
+        if (a.after_mass) a.after_mass();
         drag_deposit_kernel<View, KP, DepositMode::atomic>
             <<<blocks, kParticleBlock, 0, e.stream>>>(kp, view, a.f, a.pairs, a.fixed, a.capacity);
         SIM_CUDA_CHECK_LAUNCH("drag_deposit_kernel");
+        if (a.after_drag) a.after_drag();
       } else if (a.deposit == Deposit::fixed) {
         SIM_CUDA_CHECK(cudaMemsetAsync(a.fixed.bounds, 0, 2 * sizeof(unsigned int), e.stream));
         const unsigned bound_blocks = static_cast<unsigned>((slots + kBoundsBlock - 1) / kBoundsBlock);
         fixed_bounds_kernel<<<bound_blocks, kBoundsBlock, 0, e.stream>>>(kp, view, a.fixed.bounds);
         SIM_CUDA_CHECK_LAUNCH("fixed_bounds_kernel");
+        if (a.after_bounds) a.after_bounds();
         mass_deposit_kernel<View, KP, DepositMode::fixed>
             <<<blocks, kParticleBlock, 0, e.stream>>>(kp, view, a.f, a.pairs, a.fixed, a.capacity);
         SIM_CUDA_CHECK_LAUNCH("mass_deposit_kernel");
+        if (a.after_mass) a.after_mass();
         const int faces = static_cast<int>(Grid::pitch_for(e.nx) * Grid::rows_for(e.ny));
         fixed_mass_kernel<<<(faces + 255) / 256 < 1024 ? (faces + 255) / 256 : 1024, 256, 0, e.stream>>>(
             kp, a.fixed, slots, a.f.mu, a.f.mv);
@@ -607,6 +648,7 @@ void couple_particles(const Exec& e, const DeviceParticles& p, const CouplingArg
         drag_deposit_kernel<View, KP, DepositMode::fixed>
             <<<blocks, kParticleBlock, 0, e.stream>>>(kp, view, a.f, a.pairs, a.fixed, a.capacity);
         SIM_CUDA_CHECK_LAUNCH("drag_deposit_kernel");
+        if (a.after_drag) a.after_drag();
       } else {
         mass_deposit_kernel<View, KP, DepositMode::sorted>
             <<<blocks, kParticleBlock, 0, e.stream>>>(kp, view, a.f, a.pairs, a.fixed, a.capacity);
@@ -621,6 +663,9 @@ void couple_particles(const Exec& e, const DeviceParticles& p, const CouplingArg
       }
       const dim3 block(32, 8);
       const dim3 grid((e.nx + 1 + block.x - 1) / block.x, (e.ny + 1 + block.y - 1) / block.y);
+      // the face update over this rank's face rows (every row on one rank)
+      const int row0 = e.row0, face_end = e.face_row_end();
+      const dim3 face_grid(grid.x, (face_end - row0 + block.y - 1) / block.y);
       if (a.deposit == Deposit::gather) {
         const GatherBuffers& b = a.gather;
         const int n = static_cast<int>(view.size());
@@ -644,20 +689,41 @@ void couple_particles(const Exec& e, const DeviceParticles& p, const CouplingArg
         SIM_CUDA_CHECK_LAUNCH("face_gather_kernel (drag)");
       }
       if (a.deposit == Deposit::fixed)
-        coupled_faces_kernel<true><<<grid, block, 0, e.stream>>>(kp, a.f, a.fixed, slots, a.open, u, v);
+        coupled_faces_kernel<true>
+            <<<face_grid, block, 0, e.stream>>>(kp, a.f, a.fixed, slots, a.open, u, v, row0, face_end);
       else
-        coupled_faces_kernel<false><<<grid, block, 0, e.stream>>>(kp, a.f, a.fixed, slots, a.open, u, v);
+        coupled_faces_kernel<false>
+            <<<face_grid, block, 0, e.stream>>>(kp, a.f, a.fixed, slots, a.open, u, v, row0, face_end);
       SIM_CUDA_CHECK_LAUNCH("coupled_faces_kernel");
     });
   });
 }
 
 void inject_particles(const Exec& e, const DeviceParticles& p, uint64_t first_id, int64_t count, uint64_t seed,
-                      const InjectionC& inj, unsigned long long* counters) {
+                      const InjectionC& inj, unsigned long long* counters, bool count_repeats) {
   if (count <= 0 || p.size() == 0) return;
   with_view(p, [&](auto view) {
-    inject_kernel<<<blocks_for(view.size()), kParticleBlock, 0, e.stream>>>(view, first_id, count, seed, inj, counters);
+    inject_kernel<<<blocks_for(view.size()), kParticleBlock, 0, e.stream>>>(view, first_id, count, seed, inj, counters,
+                                                                            count_repeats);
     SIM_CUDA_CHECK_LAUNCH("inject_kernel");
+  });
+}
+
+void sort_out_particles(const Exec& e, const DeviceParticles& p, const SlabRowsC& b, uint64_t first_id, int64_t count,
+                        Particle* out, unsigned int* n_out) {
+  SIM_CUDA_CHECK(cudaMemsetAsync(n_out, 0, sizeof *n_out, e.stream));
+  if (p.size() == 0) return;
+  with_view(p, [&](auto view) {
+    sort_out_kernel<<<blocks_for(view.size()), kParticleBlock, 0, e.stream>>>(view, b, first_id, count, out, n_out);
+    SIM_CUDA_CHECK_LAUNCH("sort_out_kernel");
+  });
+}
+
+void store_arrivals(const Exec& e, const DeviceParticles& p, const Particle* in, int n) {
+  if (n <= 0 || p.size() == 0) return;
+  with_view(p, [&](auto view) {
+    store_arrivals_kernel<<<(n + kParticleBlock - 1) / kParticleBlock, kParticleBlock, 0, e.stream>>>(view, in, n);
+    SIM_CUDA_CHECK_LAUNCH("store_arrivals_kernel");
   });
 }
 

@@ -168,9 +168,9 @@ dim3 level_grid(int ni, int nj, dim3 b) {
 // the other colour and are not written by this launch; e[c] itself is
 // written by this thread only.
 __global__ void smooth_kernel(DeviceLevel l, Ghosts g, int color, int fuse_halo) {
-  const int j = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
+  const int j = l.j_lo + static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
   const int i = 2 * static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x) + ((j + color) & 1);
-  if (j >= l.ny || i >= l.nx) return;
+  if (j >= l.j_hi || i >= l.nx) return;
   const int P = l.pitch, c = (i + 1) + (j + 1) * P;
   const Coef k = coef_at(l, c, bits_at(l, c));
   const float val =
@@ -242,8 +242,8 @@ __global__ void __launch_bounds__(kPairThreads) smooth_pair_kernel(DeviceLevel l
 // (the other colour with 0), halo included; e is not read.
 __global__ void load_smooth_kernel(DeviceLevel l, Ghosts g, const double* __restrict__ r, int color) {
   const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
-  const int j = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
-  if (i >= l.nx || j >= l.ny) return;
+  const int j = l.j_lo + static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
+  if (i >= l.nx || j >= l.j_hi) return;
   const int c = (i + 1) + (j + 1) * l.pitch;
   const float f = static_cast<float>(__ldg(r + c));
   l.f[c] = f;
@@ -300,11 +300,50 @@ __global__ void restrict_kernel(DeviceLevel fl, DeviceLevel cl) {
   restrict_point(fl, cl, I, J);
 }
 
+// Over ranks the restriction reads the fine residual from an array, since
+// some children of a rank's coarse rows are another rank's: res = f - A e on
+// the fine level's own rows (restrict_point's arithmetic per cell), then,
+// once the children others own have been copied in, every coarse element
+// e = 0 and f of the own coarse rows = the sum of the children's res, in
+// restrict_point's order: the same bits.
+__global__ void residual_rows_kernel(DeviceLevel fl, float* __restrict__ res) {
+  const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  const int j = fl.j_lo + static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
+  if (i >= fl.nx || j >= fl.j_hi) return;
+  const int P = fl.pitch, c = (i + 1) + (j + 1) * P;
+  const float* fe = fl.e;
+  const Coef k = coef_at(fl, c, bits_at(fl, c));
+  const float ax = poisson_apply_point<float>(fe[c], fe[c - 1], fe[c + 1], fe[c - P], fe[c + P], k.w, k.e, k.s, k.n);
+  res[c] = fl.f[c] - ax;
+}
+
+__global__ void restrict_rows_kernel(DeviceLevel fl, DeviceLevel cl, const float* __restrict__ res) {
+  const int I = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x) - 1;
+  const int J = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y) - 1;
+  if (I > cl.nx || J > cl.ny) return;
+  const int cc = (I + 1) + (J + 1) * cl.pitch;
+  cl.e[cc] = 0.f;
+  if (I < 0 || J < cl.j_lo || I >= cl.nx || J >= cl.j_hi) return;
+  float sum = 0.f;
+#pragma unroll
+  for (int b = 0; b < 2; ++b) {
+    const int j = 2 * J + b;
+    if (j >= fl.ny) break;
+#pragma unroll
+    for (int a = 0; a < 2; ++a) {
+      const int i = 2 * I + a;
+      if (i >= fl.nx) break;
+      sum += res[(i + 1) + (j + 1) * fl.pitch];
+    }
+  }
+  cl.f[cc] = sum;
+}
+
 // e += e_parent on open cells (any face bit); the halo from the new values.
 __global__ void prolong_kernel(DeviceLevel fl, DeviceLevel cl, Ghosts g) {
   const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
-  const int j = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
-  if (i >= fl.nx || j >= fl.ny) return;
+  const int j = fl.j_lo + static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
+  if (i >= fl.nx || j >= fl.j_hi) return;
   const int c = (i + 1) + (j + 1) * fl.pitch;
   float val = fl.e[c];
   if (__ldg(fl.faces + c) != 0) val += __ldg(cl.e + (i / 2 + 1) + (j / 2 + 1) * cl.pitch);
@@ -390,8 +429,8 @@ __global__ void __launch_bounds__(kRedBX* kRedBY) sum_rhs_kernel(DeviceLevel l, 
   const int i = red_i();
 #pragma unroll
   for (int r = 0; r < kRedRows; ++r) {
-    const int j = red_j(r);
-    if (i < l.nx && j < l.ny) acc += static_cast<double>(__ldg(rhs + (i + 1) + (j + 1) * l.pitch));
+    const int j = l.j_lo + red_j(r);
+    if (i < l.nx && j < l.j_hi) acc += static_cast<double>(__ldg(rhs + (i + 1) + (j + 1) * l.pitch));
   }
   write_partial(acc, partials);
 }
@@ -411,8 +450,8 @@ __global__ void __launch_bounds__(kRedBX* kRedBY) start_kernel(DeviceLevel l, co
   const int i = red_i();
 #pragma unroll
   for (int q = 0; q < kRedRows; ++q) {
-    const int j = red_j(q);
-    if (i < l.nx && j < l.ny) {
+    const int j = l.j_lo + red_j(q);
+    if (i < l.nx && j < l.j_hi) {
       const int c = (i + 1) + (j + 1) * l.pitch;
       const double b = rhs_value(rhs, open, mean, c);
       r[c] = b;
@@ -428,8 +467,8 @@ __global__ void __launch_bounds__(kRedBX* kRedBY) dot_kernel(DeviceLevel l, cons
   const int i = red_i();
 #pragma unroll
   for (int q = 0; q < kRedRows; ++q) {
-    const int j = red_j(q);
-    if (i < l.nx && j < l.ny) {
+    const int j = l.j_lo + red_j(q);
+    if (i < l.nx && j < l.j_hi) {
       const int c = (i + 1) + (j + 1) * l.pitch;
       acc += __ldg(r + c) * static_cast<double>(__ldg(e + c));
     }
@@ -442,8 +481,8 @@ __global__ void direction_kernel(DeviceLevel l, Ghosts g, const float* __restric
                                  const double* __restrict__ beta_dev, double* p) {
   const double beta = beta_dev != nullptr ? *beta_dev : beta_host;
   const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
-  const int j = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
-  if (i >= l.nx || j >= l.ny) return;
+  const int j = l.j_lo + static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
+  if (i >= l.nx || j >= l.j_hi) return;
   const int c = (i + 1) + (j + 1) * l.pitch;
   const double z = static_cast<double>(__ldg(e + c));
   const double val = beta == 0.0 ? z : z + beta * p[c];  // p of the previous solve is never read at beta = 0
@@ -457,8 +496,8 @@ __global__ void __launch_bounds__(kRedBX* kRedBY) apply_kernel(DeviceLevel l, co
   const int i = red_i(), P = l.pitch;
 #pragma unroll
   for (int s = 0; s < kRedRows; ++s) {
-    const int j = red_j(s);
-    if (i < l.nx && j < l.ny) {
+    const int j = l.j_lo + red_j(s);
+    if (i < l.nx && j < l.j_hi) {
       const int c = (i + 1) + (j + 1) * P;
       const Coef k = coef_at(l, c, bits_at(l, c));
       const double pc = __ldg(p + c);
@@ -484,8 +523,8 @@ __global__ void __launch_bounds__(kRedBX* kRedBY) update_kernel(DeviceLevel l, d
   const int i = red_i();
 #pragma unroll
   for (int s = 0; s < kRedRows; ++s) {
-    const int j = red_j(s);
-    if (i < l.nx && j < l.ny) {
+    const int j = l.j_lo + red_j(s);
+    if (i < l.nx && j < l.j_hi) {
       const int c = (i + 1) + (j + 1) * l.pitch;
       x[c] += alpha * __ldg(p + c);
       const double rn = r[c] - alpha * __ldg(q + c);
@@ -504,8 +543,8 @@ __global__ void __launch_bounds__(kRedBX* kRedBY) residual_kernel(DeviceLevel l,
   const int i = red_i(), P = l.pitch;
 #pragma unroll
   for (int s = 0; s < kRedRows; ++s) {
-    const int j = red_j(s);
-    if (i < l.nx && j < l.ny) {
+    const int j = l.j_lo + red_j(s);
+    if (i < l.nx && j < l.j_hi) {
       const int c = (i + 1) + (j + 1) * P;
       const Coef k = coef_at(l, c, bits_at(l, c));
       const double ax = poisson_apply_point<double>(__ldg(x + c), __ldg(x + c - 1), __ldg(x + c + 1),
@@ -574,11 +613,11 @@ __global__ void pcg_condition_kernel(cudaGraphConditionalHandle h, const PcgStat
 
 // Faces (i, j) in [0, nx] x [0, ny]; x at index (i + 1) + (j + 1) * pitch.
 __global__ void project_double_kernel(const Constants* __restrict__ kd, const double* __restrict__ x,
-                                      const float* __restrict__ open, float* u, float* v) {
+                                      const float* __restrict__ open, float* u, float* v, int j0, int j_end) {
   const Constants& k = *kd;
   const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
-  const int j = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
-  if (i > k.nx || j > k.ny) return;
+  const int j = j0 + static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
+  if (i > k.nx || j >= j_end) return;
   const int c = (i + 1) + (j + 1) * k.pitch;
   if (active_u(i, j, k))
     u[c] = k.has_solids && solid_u(open, c) ? 0.f : project_point(u[c], __ldg(x + c - 1), __ldg(x + c), k.inv_dx, k);
@@ -590,6 +629,7 @@ __global__ void project_double_kernel(const Constants* __restrict__ kd, const do
 constexpr int kFlatBlock = 256;
 int flat_blocks(int n) { return (n + kFlatBlock - 1) / kFlatBlock; }
 int level_size(const DeviceLevel& l) { return l.pitch * l.rows; }
+int own_rows(const DeviceLevel& l) { return l.j_hi - l.j_lo; }
 
 }  // namespace
 
@@ -597,6 +637,8 @@ int pcg_partial_count(int nx, int ny) {
   const dim3 g = red_grid(nx, ny);
   return static_cast<int>(g.x * g.y);
 }
+
+int pcg_partial_count(const DeviceLevel& l) { return pcg_partial_count(l.nx, l.j_hi - l.j_lo); }
 
 bool smooth_halo_races(const DeviceLevel& l, const Ghosts& g) {
   const bool wx = is_wrap(g.rule[kLeft]) || is_wrap(g.rule[kRight]);
@@ -611,15 +653,17 @@ void mg_load(cudaStream_t s, const DeviceLevel& l0, const double* r) {
 }
 
 void mg_load_smooth(cudaStream_t s, const DeviceLevel& l0, const Ghosts& g, const double* r, int color) {
-  const dim3 b = level_block(l0.nx, l0.ny);
-  load_smooth_kernel<<<level_grid(l0.nx, l0.ny, b), b, 0, s>>>(l0, g, r, color);
+  if (own_rows(l0) == 0) return;
+  const dim3 b = level_block(l0.nx, own_rows(l0));
+  load_smooth_kernel<<<level_grid(l0.nx, own_rows(l0), b), b, 0, s>>>(l0, g, r, color);
   SIM_CUDA_CHECK_LAUNCH("load_smooth_kernel");
 }
 
 void mg_smooth(cudaStream_t s, const DeviceLevel& l, const Ghosts& g, int color, bool fuse_halo) {
+  if (own_rows(l) == 0) return;
   const int half = (l.nx + 1) / 2;
-  const dim3 b = level_block(half, l.ny);
-  smooth_kernel<<<level_grid(half, l.ny, b), b, 0, s>>>(l, g, color, fuse_halo ? 1 : 0);
+  const dim3 b = level_block(half, own_rows(l));
+  smooth_kernel<<<level_grid(half, own_rows(l), b), b, 0, s>>>(l, g, color, fuse_halo ? 1 : 0);
   SIM_CUDA_CHECK_LAUNCH("smooth_kernel");
 }
 
@@ -639,9 +683,23 @@ void mg_restrict(cudaStream_t s, const DeviceLevel& fine, const DeviceLevel& coa
 }
 
 void mg_prolong(cudaStream_t s, const DeviceLevel& fine, const DeviceLevel& coarse, const Ghosts& g) {
-  const dim3 b = level_block(fine.nx, fine.ny);
-  prolong_kernel<<<level_grid(fine.nx, fine.ny, b), b, 0, s>>>(fine, coarse, g);
+  if (own_rows(fine) == 0) return;
+  const dim3 b = level_block(fine.nx, own_rows(fine));
+  prolong_kernel<<<level_grid(fine.nx, own_rows(fine), b), b, 0, s>>>(fine, coarse, g);
   SIM_CUDA_CHECK_LAUNCH("prolong_kernel");
+}
+
+void mg_residual_rows(cudaStream_t s, const DeviceLevel& fine, float* res) {
+  if (own_rows(fine) == 0) return;
+  const dim3 b = level_block(fine.nx, own_rows(fine));
+  residual_rows_kernel<<<level_grid(fine.nx, own_rows(fine), b), b, 0, s>>>(fine, res);
+  SIM_CUDA_CHECK_LAUNCH("residual_rows_kernel");
+}
+
+void mg_restrict_rows(cudaStream_t s, const DeviceLevel& fine, const DeviceLevel& coarse, const float* res) {
+  const dim3 b = level_block(coarse.nx + 2, coarse.ny + 2);
+  restrict_rows_kernel<<<level_grid(coarse.nx + 2, coarse.ny + 2, b), b, 0, s>>>(fine, coarse, res);
+  SIM_CUDA_CHECK_LAUNCH("restrict_rows_kernel");
 }
 
 void mg_tail(cudaStream_t s, const TailLevels& levels, const Ghosts& g, const TailProgram& prog, const double* r) {
@@ -654,7 +712,7 @@ void mg_tail(cudaStream_t s, const TailLevels& levels, const Ghosts& g, const Ta
 }
 
 void pcg_sum_rhs(cudaStream_t s, const DeviceLevel& l0, const float* rhs, double* partials) {
-  sum_rhs_kernel<<<red_grid(l0.nx, l0.ny), dim3(kRedBX, kRedBY), 0, s>>>(l0, rhs, partials);
+  sum_rhs_kernel<<<red_grid(l0.nx, own_rows(l0)), dim3(kRedBX, kRedBY), 0, s>>>(l0, rhs, partials);
   SIM_CUDA_CHECK_LAUNCH("sum_rhs_kernel");
 }
 
@@ -665,30 +723,30 @@ void pcg_final_sum(cudaStream_t s, const double* partials, int n, double* out, d
 
 void pcg_start(cudaStream_t s, const DeviceLevel& l0, const float* rhs, const float* open, const double* mean,
                double* r, double* partials) {
-  start_kernel<<<red_grid(l0.nx, l0.ny), dim3(kRedBX, kRedBY), 0, s>>>(l0, rhs, open, mean, r, partials);
+  start_kernel<<<red_grid(l0.nx, own_rows(l0)), dim3(kRedBX, kRedBY), 0, s>>>(l0, rhs, open, mean, r, partials);
   SIM_CUDA_CHECK_LAUNCH("start_kernel");
 }
 
 void pcg_dot(cudaStream_t s, const DeviceLevel& l0, const double* r, const float* e, double* partials) {
-  dot_kernel<<<red_grid(l0.nx, l0.ny), dim3(kRedBX, kRedBY), 0, s>>>(l0, r, e, partials);
+  dot_kernel<<<red_grid(l0.nx, own_rows(l0)), dim3(kRedBX, kRedBY), 0, s>>>(l0, r, e, partials);
   SIM_CUDA_CHECK_LAUNCH("dot_kernel");
 }
 
 void pcg_direction(cudaStream_t s, const DeviceLevel& l0, const Ghosts& g, const float* e, double beta, double* p,
                    const double* beta_dev) {
-  const dim3 b = level_block(l0.nx, l0.ny);
-  direction_kernel<<<level_grid(l0.nx, l0.ny, b), b, 0, s>>>(l0, g, e, beta, beta_dev, p);
+  const dim3 b = level_block(l0.nx, own_rows(l0));
+  direction_kernel<<<level_grid(l0.nx, own_rows(l0), b), b, 0, s>>>(l0, g, e, beta, beta_dev, p);
   SIM_CUDA_CHECK_LAUNCH("direction_kernel");
 }
 
 void pcg_apply(cudaStream_t s, const DeviceLevel& l0, const double* p, double* q, double* partials) {
-  apply_kernel<<<red_grid(l0.nx, l0.ny), dim3(kRedBX, kRedBY), 0, s>>>(l0, p, q, partials);
+  apply_kernel<<<red_grid(l0.nx, own_rows(l0)), dim3(kRedBX, kRedBY), 0, s>>>(l0, p, q, partials);
   SIM_CUDA_CHECK_LAUNCH("apply_kernel");
 }
 
 void pcg_update(cudaStream_t s, const DeviceLevel& l0, double alpha, const double* p, const double* q, double* x,
                 double* r, double* partials, const PcgState* dev) {
-  update_kernel<<<red_grid(l0.nx, l0.ny), dim3(kRedBX, kRedBY), 0, s>>>(l0, alpha, dev, p, q, x, r, partials);
+  update_kernel<<<red_grid(l0.nx, own_rows(l0)), dim3(kRedBX, kRedBY), 0, s>>>(l0, alpha, dev, p, q, x, r, partials);
   SIM_CUDA_CHECK_LAUNCH("update_kernel");
 }
 
@@ -725,7 +783,7 @@ void pcg_halo(cudaStream_t s, const DeviceLevel& l0, const Ghosts& g, double* v)
 
 void pcg_residual(cudaStream_t s, const DeviceLevel& l0, const float* rhs, const float* open, const double* mean,
                   const double* x, double* partials) {
-  residual_kernel<<<red_grid(l0.nx, l0.ny), dim3(kRedBX, kRedBY), 0, s>>>(l0, rhs, open, mean, x, partials);
+  residual_kernel<<<red_grid(l0.nx, own_rows(l0)), dim3(kRedBX, kRedBY), 0, s>>>(l0, rhs, open, mean, x, partials);
   SIM_CUDA_CHECK_LAUNCH("residual_kernel");
 }
 
@@ -735,11 +793,12 @@ void pcg_round(cudaStream_t s, const DeviceLevel& l0, const double* x, float* ph
   SIM_CUDA_CHECK_LAUNCH("round_kernel");
 }
 
-void project_from_double(cudaStream_t s, const Constants* k_dev, int nx, int ny, const double* x, const float* open,
-                         float* u, float* v) {
+void project_from_double(cudaStream_t s, const Constants* k_dev, int nx, int j0, int j_end, const double* x,
+                         const float* open, float* u, float* v) {
+  if (j_end <= j0) return;
   const dim3 b(32, 8);
-  const dim3 grid((nx + 1 + 31) / 32, (ny + 1 + 7) / 8);
-  project_double_kernel<<<grid, b, 0, s>>>(k_dev, x, open, u, v);
+  const dim3 grid((nx + 1 + 31) / 32, (j_end - j0 + 7) / 8);
+  project_double_kernel<<<grid, b, 0, s>>>(k_dev, x, open, u, v, j0, j_end);
   SIM_CUDA_CHECK_LAUNCH("project_double_kernel");
 }
 

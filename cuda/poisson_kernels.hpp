@@ -43,6 +43,10 @@ struct DeviceLevel {
   const uint8_t* faces = nullptr;  // face bits, every level
   float* e = nullptr;  // correction
   float* f = nullptr;  // right-hand side of A e = f
+  // The rows this rank updates (sim/parallel/level_rows.hpp): all of them
+  // on one rank. Sweeps, prolongation, the Krylov updates and their
+  // reductions cover these rows only.
+  int j_lo = 0, j_hi = 0;
 };
 
 // Ghost rules per side (sim::Side order), a kernel parameter.
@@ -76,6 +80,8 @@ struct TailLevels {
 // Launch geometry of the float64 reductions on the nx x ny cells: the number
 // of per-block partial sums each writes (fixed by the grid size only).
 int pcg_partial_count(int nx, int ny);
+// The partial sums of a reduction over a level's own rows [j_lo, j_hi).
+int pcg_partial_count(const DeviceLevel& l);
 
 // --- V-cycle (float32) -----------------------------------------------------
 // Whether a fused halo write of one half-sweep could race: a wrap side with
@@ -104,6 +110,11 @@ void mg_halo(cudaStream_t s, const DeviceLevel& l, const Ghosts& g);
 // c.f(I, J) = sum over children of (f - A e) of the fine level; c.e = 0
 // (halo included).
 void mg_restrict(cudaStream_t s, const DeviceLevel& fine, const DeviceLevel& coarse);
+// Over ranks (the level's own rows): res = f - A e of the fine level; then
+// the coarse e = 0 (halo included) and its own rows' f = the sum of the
+// children's res (mg_restrict's sums, from res).
+void mg_residual_rows(cudaStream_t s, const DeviceLevel& fine, float* res);
+void mg_restrict_rows(cudaStream_t s, const DeviceLevel& fine, const DeviceLevel& coarse, const float* res);
 // fine.e += coarse.e of the parent on open cells; halo filled.
 void mg_prolong(cudaStream_t s, const DeviceLevel& fine, const DeviceLevel& coarse, const Ghosts& g);
 // The queued tail operations by one block; r is read by a load (level 0 in
@@ -158,7 +169,8 @@ void pcg_load_condition(cudaStream_t s, cudaGraphConditionalHandle h, const PcgS
 // u = u** - dt * g on active faces, g = (float) ((x_a - x_b) * inv_h) computed
 // in double (0 on faces touching a solid when k.has_solids).
 // The constants (dt included) are read from the device copy k_dev.
-void project_from_double(cudaStream_t s, const Constants* k_dev, int nx, int ny, const double* x, const float* open,
-                         float* u, float* v);
+// Face rows [j0, j_end): all of them (0, ny + 1) on one rank.
+void project_from_double(cudaStream_t s, const Constants* k_dev, int nx, int j0, int j_end, const double* x,
+                         const float* open, float* u, float* v);
 
 }  // namespace sim::cuda

@@ -219,12 +219,13 @@ double sum_to_host(const Exec& e, const ReduceScratch& r, const double* values, 
 
 namespace {
 void rate_to(const Exec& e, const ReduceScratch& r, const real* u, const real* v, double* out) {
-  const int n = (e.nx + 1) * (e.ny + 1);
+  // the face rows this rank updates (every row on one rank)
+  const int first = e.row0 * (e.nx + 1), n = (e.face_row_end() - e.row0) * (e.nx + 1);
   with_constants(e.constants, e.k_dev, [&](auto kp) {
     const RateAt<decltype(kp)> rate{kp, u, v};
     run_cub(r, [&](void* w, size_t& bytes) {
-      return cub::DeviceReduce::TransformReduce(w, bytes, thrust::counting_iterator<int>(0), out, n, MaxOp{}, rate, 0.0,
-                                                e.stream);
+      return cub::DeviceReduce::TransformReduce(w, bytes, thrust::counting_iterator<int>(first), out, n, MaxOp{}, rate,
+                                                0.0, e.stream);
     });
   });
 }
@@ -243,18 +244,20 @@ void velocity_rate_on_device(const Exec& e, const ReduceScratch& r, const real* 
 FluidSums fluid_sums(const Exec& e, const ReduceScratch& r, const real* u, const real* v, const real* open) {
   FluidSums out{};
   with_constants(e.constants, e.k_dev, [&](auto kp) {
-    const int faces = (e.nx + 1) * (e.ny + 1), cells = e.nx * e.ny;
+    // the rows this rank updates (every row on one rank)
+    const int faces = (e.face_row_end() - e.row0) * (e.nx + 1), cells = (e.cell_row_end() - e.row0) * e.nx;
+    const int first_face = e.row0 * (e.nx + 1), first_cell = e.row0 * e.nx;
     const FaceSumsAt<decltype(kp)> at_face{kp, u, v};
     FaceSums* d_faces = reinterpret_cast<FaceSums*>(r.d_out);
     run_cub(r, [&](void* w, size_t& bytes) {
-      return cub::DeviceReduce::TransformReduce(w, bytes, thrust::counting_iterator<int>(0), d_faces, faces,
+      return cub::DeviceReduce::TransformReduce(w, bytes, thrust::counting_iterator<int>(first_face), d_faces, faces,
                                                 FaceSumOp{}, at_face, FaceSums{{0, 0}, 0, 0}, e.stream);
     });
     const FaceSums fs = read_back<FaceSums>(e, r);
     const DivAt<decltype(kp)> div{kp, u, v, open};
     run_cub(r, [&](void* w, size_t& bytes) {
-      return cub::DeviceReduce::TransformReduce(w, bytes, thrust::counting_iterator<int>(0), r.d_out, cells, MaxOp{},
-                                                div, 0.0, e.stream);
+      return cub::DeviceReduce::TransformReduce(w, bytes, thrust::counting_iterator<int>(first_cell), r.d_out, cells,
+                                                MaxOp{}, div, 0.0, e.stream);
     });
     out.momentum[0] = fs.momentum[0];
     out.momentum[1] = fs.momentum[1];

@@ -6,27 +6,35 @@
 # runtime and driver 580 but not CLI11/doctest/toml++, and a newer glibc (2.39 vs 2.36 here),
 # so everything but glibc's own libraries (libc, libm, the loader, and
 # libresolv, libdl, libpthread, librt, which must match the device's libc)
-# travels. MPI is left out (-DSIM_MPI=OFF): the GPU machine's Open MPI (4.1.6)
-# is not the build's (4.1.4), and runs over several ranks use the CPU backend
-# (scripts/ranks-pack.sh packs that build for the GPU machine's host).
+# travels, except the C++ runtime (the device's is newer, and its Open MPI
+# needs it), Open MPI and NCCL: the build has MPI and NCCL (GPU ranks,
+# `mpirun -np N sim`), and runs there against that machine's Open MPI 4.1
+# (libmpi's ABI is stable across 4.1.x, and its plugins must match the
+# mpirun that starts them) and its NCCL 2 (/usr/lib/x86_64-linux-gnu). h5diff
+# travels too (tests/mpi/split_run.sh compares snapshots with it).
 #
 # Extra arguments go to the cmake configure step, e.g.
 #   scripts/gpu-run.sh -DCMAKE_CUDA_FLAGS=-fmad=false   (no FMA contraction; stays in the cache)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-cmake -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DSIM_CUDA=ON -DSIM_MPI=OFF "$@"
-cmake --build build-gpu -j2
+cmake -B build-gpum -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DSIM_CUDA=ON -DSIM_MPI=ON "$@"
+cmake --build build-gpum -j2 --target sim sim_gpu_tests sim_mpi_tests
 
 rm -rf .gpu
 mkdir -p .gpu/lib
-for exe in sim sim_tests sim_gpu_tests; do
-  cp build-gpu/"$exe" .gpu/
-  for lib in $(ldd build-gpu/"$exe" | awk '/=>/ {print $3}'); do
+mkdir -p .gpu/bin
+cp /usr/bin/h5diff .gpu/bin/
+for exe in build-gpum/sim build-gpum/sim_gpu_tests build-gpum/sim_mpi_tests /usr/bin/h5diff; do
+  [[ $exe == build-gpum/* ]] && cp "$exe" .gpu/
+  for lib in $(ldd "$exe" | awk '/=>/ {print $3}'); do
     case "$lib" in
       */libc.so*|*/libm.so*|*/ld-linux*|*/libresolv.so*|*/libdl.so*|*/libpthread.so*|*/librt.so*) ;;
-      # cuFFT (286 MB) exceeds the 64 MiB that travels; the device's CUDA 13 toolkit has it
-      */libcufft.so*) ;;
+      */libmpi*|*/libopen-pal*|*/libopen-rte*|*/libpmix*|*/libhwloc*|*/libevent*|*/libudev*) ;;
+      # the device's are newer (its libmpi_cxx needs its own libstdc++)
+      */libstdc++*|*/libgcc_s*|*/libz.so*) ;;
+      # cuFFT (286 MB) and NCCL (218 MB) exceed the 64 MiB that travels; the device has both
+      */libcufft.so*|*/libnccl.so*) ;;
       *) cp -L "$lib" .gpu/lib/ ;;
     esac
   done

@@ -177,6 +177,12 @@ class Backend : public PressureOps {
     j1 = s.grid.ny;
   }
   virtual void set_constants(const Constants& c) = 0;  // whenever dt or anything else changes
+  // Why this backend cannot run the transform solve, or empty when it can
+  // (then fft_unsupported_reason decides); auto takes multigrid instead.
+  virtual std::string transform_refusal() const { return {}; }
+  // Wall time this rank spent exchanging data with the other ranks of a
+  // split run (waits included), or 0 on one rank.
+  virtual double comm_ms() { return 0; }
 
   virtual double max_velocity_rate() = 0;  // max over faces of |u|/dx + |v|/dy, for the CFL dt
   virtual void fill_velocity_halo(VelocityField f) = 0;

@@ -216,12 +216,14 @@ class FftSolver final : public PressureSolver {
 }  // namespace
 
 std::unique_ptr<PressureSolver> make_pressure_solver(PressureSolverKind kind, const PoissonHierarchy* h,
-                                                     bool has_solids) {
+                                                     bool has_solids, const std::string& backend_refusal) {
   switch (kind) {
     case PressureSolverKind::jacobi: return std::make_unique<JacobiSolver>();
     case PressureSolverKind::sor: return std::make_unique<SorSolver>();
     case PressureSolverKind::multigrid: return std::make_unique<MultigridSolver>();
     case PressureSolverKind::fft: {
+      if (!backend_refusal.empty())
+        throw std::invalid_argument("pressure.solver = \"fft\" does not apply: " + backend_refusal);
       if (h) {
         const std::string why = fft_unsupported_reason(*h, has_solids);
         if (!why.empty()) throw std::invalid_argument("pressure.solver = \"fft\" does not apply: " + why);
@@ -229,7 +231,8 @@ std::unique_ptr<PressureSolver> make_pressure_solver(PressureSolverKind kind, co
       return std::make_unique<FftSolver>();
     }
     case PressureSolverKind::auto_:
-      if (h && fft_unsupported_reason(*h, has_solids).empty()) return std::make_unique<FftSolver>();
+      if (h && backend_refusal.empty() && fft_unsupported_reason(*h, has_solids).empty())
+        return std::make_unique<FftSolver>();
       return std::make_unique<MultigridSolver>();
   }
   throw std::invalid_argument("unknown pressure solver");

@@ -53,9 +53,11 @@ class PressureSolver {
 
 // `h` (may be null for jacobi and sor) decides auto: the transform solve where
 // it applies, multigrid otherwise. fft where it does not apply throws
-// std::invalid_argument with the reason.
+// std::invalid_argument with the reason. `backend_refusal`: why the backend
+// cannot run the transform solve (Backend::transform_refusal), if it cannot;
+// auto then takes multigrid too.
 std::unique_ptr<PressureSolver> make_pressure_solver(PressureSolverKind kind, const PoissonHierarchy* h,
-                                                     bool has_solids);
+                                                     bool has_solids, const std::string& backend_refusal = {});
 
 // The solvers that apply to a config: jacobi, sor, multigrid, and fft where
 // the transform solve applies (what `sim bench` compares by default).

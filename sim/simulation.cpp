@@ -81,7 +81,7 @@ Simulation::Simulation(const Config& cfg, std::unique_ptr<Backend> backend, cons
     solver_ = make_pressure_solver(cfg.solver, nullptr, k_.has_solids != 0);
   } else {
     const PoissonHierarchy h = build_poisson_hierarchy(grid_, state.open, k_);
-    solver_ = make_pressure_solver(cfg.solver, &h, k_.has_solids != 0);
+    solver_ = make_pressure_solver(cfg.solver, &h, k_.has_solids != 0, backend_->transform_refusal());
     solver_->prepare(*backend_, h);
   }
   async_ = cfg.graphs && backend_->asynchronous() && solver_->solves_on_device();

@@ -46,6 +46,13 @@ void fit_cpu_threads(const Config& cfg, const SimState& s, int ranks) {
   omp_set_num_threads(std::max(1, cpu_threads_for(cfg, s, omp_get_num_procs()) / std::max(ranks, 1)));
 }
 
+bool split_runs_on_cuda(const Config& cfg) { return cuda_ranks_built() && resolves_to_cuda(cfg); }
+
+std::unique_ptr<Backend> make_split_backend(const Config& cfg, const Grid& grid, std::shared_ptr<const SlabRows> slabs) {
+  if (split_runs_on_cuda(cfg)) return make_cuda_backend(cfg, grid, std::move(slabs));
+  return make_cpu_backend(cfg, grid, std::move(slabs));
+}
+
 bool resolves_to_cuda(const Config& cfg) {
   if (cfg.backend == BackendKind::cuda) return true;
   if (cfg.backend == BackendKind::auto_) return cuda_device_available();

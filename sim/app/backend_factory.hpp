@@ -16,6 +16,13 @@ std::unique_ptr<Backend> make_backend(const Config& cfg, const Grid& grid, std::
 // Whether make_backend picks the CUDA backend for this config.
 bool resolves_to_cuda(const Config& cfg);
 
+class SlabRows;
+// A rank of a run split into slabs (sim/parallel/slab_rows.hpp): GPU ranks
+// when the config resolves to CUDA and this sim can exchange device rows
+// (NCCL), else the CPU backend. Collective over the ranks.
+std::unique_ptr<Backend> make_split_backend(const Config& cfg, const Grid& grid, std::shared_ptr<const SlabRows> slabs);
+bool split_runs_on_cuda(const Config& cfg);
+
 // Threads of the CPU backend that fit the work: one per kCpuWorkPerThread
 // cells, a particle counting as half a cell, at least 1 and at most
 // `processors`. Every parallel region of a step costs a fork and a barrier

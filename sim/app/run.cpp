@@ -19,6 +19,7 @@
 #include "io/snapshot_writer.hpp"
 #include "sim/app/report.hpp"
 #include "sim/app/backend_factory.hpp"
+#include "cuda/cuda_backend.hpp"
 #include "sim/app/cli.hpp"
 #include "sim/advection.hpp"
 #include "sim/app/memory_check.hpp"
@@ -210,12 +211,12 @@ int run(const Config& cfg, const RunOptions& opts, std::ostream& out, std::ostre
       backend = make_backend(cfg, state.grid, &notice);
       return;
     }
-    if (root && resolves_to_cuda(cfg))
+    if (root && resolves_to_cuda(cfg) && !split_runs_on_cuda(cfg))
       notice = "a run over " + std::to_string(comm.size()) +
-               " ranks runs on the CPU backend (GPU ranks are not supported yet), though a CUDA device is present";
+               " ranks runs on the CPU backend (this sim was built without NCCL), though a CUDA device is present";
     slabs = std::make_shared<SlabRows>(comm, domain_of(cfg));
-    fit_cpu_threads(cfg, state, comm.size());
-    backend = make_cpu_backend(cfg, state.grid, slabs);
+    if (!split_runs_on_cuda(cfg)) fit_cpu_threads(cfg, state, comm.size());
+    backend = make_split_backend(cfg, state.grid, slabs);
   });
   if (!notice.empty() && talk) out << notice << "\n";
   if (talk) out << "backend: " << backend->name() << "\n";
@@ -288,7 +289,7 @@ int run(const Config& cfg, const RunOptions& opts, std::ostream& out, std::ostre
   if (slabs) {
     s.ranks = comm.size();
     s.collective_output = output.collective();
-    s.rank_comm_ms = comm.allgather(slabs->comm_ms());
+    s.rank_comm_ms = comm.allgather(sim.backend().comm_ms());
     for (int r = 0; r < comm.size(); ++r) s.rank_rows.push_back(slabs->end_row(r) - slabs->first_row(r));
   }
   if (speed == 0 && talk) {
@@ -308,10 +309,10 @@ int run(const Config& cfg, const RunOptions& opts, std::ostream& out, std::ostre
 // What a run over several ranks cannot do yet, refused before any work.
 void check_split_run(const Config& cfg, int ranks) {
   if (ranks < 2) return;
-  if (cfg.backend == BackendKind::cuda)
-    throw std::runtime_error("a run over " + std::to_string(ranks) +
-                             " MPI ranks runs on the CPU backend: GPU ranks are not supported yet (drop --backend "
-                             "cuda, or run on one rank)");
+  if (cfg.backend == BackendKind::cuda && cuda_backend_built() && !cuda_ranks_built())
+    throw std::runtime_error("--backend cuda over " + std::to_string(ranks) +
+                             " MPI ranks: this sim was built without NCCL, which GPU ranks exchange their rows "
+                             "through (drop --backend cuda for CPU ranks, or run on one rank)");
 }
 
 Domain domain_of(const Config& cfg) {

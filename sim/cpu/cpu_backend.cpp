@@ -21,6 +21,7 @@
 #include "sim/halo.hpp"
 #include "sim/injection.hpp"
 #include "sim/parallel/slab_rows.hpp"
+#include "sim/parallel/split_particles.hpp"
 #include "sim/particle_physics.hpp"
 
 namespace sim {
@@ -53,7 +54,6 @@ class CpuBackend final : public Backend {
       for (auto* f : {&mu_, &mv_, &au_, &av_, &bu_, &bv_}) first_touch(*f, rows_);
     inj_ = make_injection(cfg.inject);
     if (ranks_) poisson_.split(ranks_);
-    if (ranks_ && cfg.advection == AdvectionScheme::quick) wide_rows_ = plan_wide_rows();
   }
 
   std::string name() const override {
@@ -76,7 +76,7 @@ class CpuBackend final : public Backend {
     for (auto* f : {&uh_, &us_}) copy_rows(*f, u_, rows_);
     for (auto* f : {&vh_, &vs_}) copy_rows(*f, v_, rows_);
     parts_ = s.particles;
-    if (ranks_) keep_owned(parts_.view());
+    if (ranks_) keep_owned(*ranks_, parts_.view());
     aos_ = to_aos(parts_);
     counters_ = root() ? s.counters : ParticleCounters{};
     nonfinite_ = 0;
@@ -87,7 +87,7 @@ class CpuBackend final : public Backend {
       for (auto* f : {&u_, &v_, &phi_}) ranks_->gather(f->data());
     }
     copy_out(s);
-    if (ranks_) gather_particles(s);
+    if (ranks_) gather_particles(*ranks_, s);
   }
   void download_part(SimState& s, int& j0, int& j1) override {
     if (!ranks_) return Backend::download_part(s, j0, j1);
@@ -291,6 +291,7 @@ class CpuBackend final : public Backend {
 
   Diagnostics diagnostics() override;
   int64_t nonfinite_particles() override { return ranks_ ? ranks_->sum(nonfinite_) : nonfinite_; }
+  double comm_ms() override { return ranks_ ? ranks_->comm_ms() : 0.0; }
   PhaseTimer& timer() override { return timer_; }
 
  private:
@@ -301,10 +302,7 @@ class CpuBackend final : public Backend {
   int face_end() const { return ranks_ ? ranks_->face_end() : g_.ny + 1; }
   bool root() const { return !ranks_ || ranks_->rank() == 0; }
   template <class View>
-  void keep_owned(View p);
-  template <class View>
   void migrate(View p);
-  void gather_particles(SimState& s);
 
   template <class T>
   void project_from(const T* p) {
@@ -416,43 +414,11 @@ class CpuBackend final : public Backend {
     if (ranks_) {
       ranks_->exchange_halo(u, Stagger::u_face);
       ranks_->exchange_halo(v, Stagger::v_face);
-      if (!wide_rows_.empty()) {
-        ranks_->copy_rows(u, g_.pitch, wide_rows_);
-        ranks_->copy_rows(v, g_.pitch, wide_rows_);
+      if (cfg_.advection == AdvectionScheme::quick) {
+        ranks_->copy_rows(u, g_.pitch, ranks_->wide_plan());
+        ranks_->copy_rows(v, g_.pitch, ranks_->wide_plan());
       }
     }
-  }
-
-  // fluid.advection = "quick" over ranks: the velocity rows each rank's
-  // faces read two rows out (FaceNeighbours, through wide_offset's wrap or
-  // clamp), beyond the one halo row the exchange brings, from the rank that
-  // holds them current: a row's owner, rank 0 for the bottom halo row -1,
-  // the top rank for rows ny and ny + 1. Every rank's list, for copy_rows.
-  std::vector<std::vector<SlabRows::RowCopy>> plan_wide_rows() const {
-    const int n = ranks_->ranks(), ny = g_.ny;
-    const bool periodic = cfg_.bottom.kind == BoundaryKind::periodic;
-    const int last = g_.rows - 2;
-    auto owner = [&](int r) {
-      if (r < 0) return 0;
-      if (r >= ny) return n - 1;
-      for (int q = 0; q < n; ++q)
-        if (r < ranks_->end_row(q)) return q;
-      return n - 1;
-    };
-    std::vector<std::vector<SlabRows::RowCopy>> wanted(static_cast<size_t>(n));
-    for (int q = 0; q < n; ++q) {
-      const int a = ranks_->first_row(q), b = ranks_->end_row(q);
-      const int fe = b == ny ? ny + 1 : b;
-      std::vector<int> rows;
-      for (int j = a; j < fe; ++j)
-        for (int dj = -2; dj <= 2; ++dj)
-          rows.push_back(j + (dj < -1 || dj > 1 ? wide_offset(j, dj, ny, periodic, last) : dj));
-      std::sort(rows.begin(), rows.end());
-      rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
-      for (const int r : rows)
-        if (owner(r) != q && !(r >= a && r < fe)) wanted[static_cast<size_t>(q)].push_back({r, r, owner(r)});
-    }
-    return wanted;
   }
 
   // One row of the sweeps without obstacles, from the row's cell 0 (p, q
@@ -503,7 +469,6 @@ class CpuBackend final : public Backend {
   RowBlocks rows_;  // the static row partition of the grid arrays (first touch)
   HostArray<real> u_, v_, uh_, vh_, us_, vs_, phi_, phi2_, rhs_, open_;
   std::vector<real> clearance_;  // fluid.advection = quick with obstacles: advection_clearance per point
-  std::vector<std::vector<SlabRows::RowCopy>> wide_rows_;  // quick over ranks: plan_wide_rows
   // Two-way coupling, per face (sim/particle_physics.hpp): deposited
   // particle mass M, and the implicit drag's A and B; A and B are zero
   // between steps.
@@ -570,62 +535,23 @@ void CpuBackend::particles_impl(View p, uint64_t first_id, int64_t count) {
   if (ranks_) migrate(p);
 }
 
-// Split over ranks: a slot stays alive only on the rank owning its
-// particle's position (a non-finite position: on rank 0, for the watchdog).
-template <class View>
-void CpuBackend::keep_owned(View p) {
-  const int me = ranks_->rank();
-  for (int64_t i = 0; i < p.size(); ++i) {
-    if (!p.alive(i)) continue;
-    const int owner = ranks_->owner_of_point(p.x(i), p.y(i));
-    if ((owner < 0 ? 0 : owner) != me) p.alive(i) = 0;
-  }
-}
-
 // After a particle step: every particle whose position another rank owns
 // goes there, into the same slot (ids and slots are those of one rank).
 // A particle may cross any number of slabs in a step. Arrivals are stored
 // by ascending source rank; a non-finite position stays for the watchdog.
 template <class View>
 void CpuBackend::migrate(View p) {
-  struct Moved {
-    int64_t slot;
-    Particle p;
-  };
-  const Comm& comm = ranks_->comm();
-  const int me = comm.rank(), n = comm.size();
-  std::vector<std::vector<Moved>> out(static_cast<size_t>(n));
+  const int me = ranks_->rank();
+  std::vector<Particle> leaving;
   for (int64_t i = 0; i < p.size(); ++i) {
     if (!p.alive(i)) continue;
     const int owner = ranks_->owner_of_point(p.x(i), p.y(i));
     if (owner < 0 || owner == me) continue;
-    out[static_cast<size_t>(owner)].push_back({i, p.load(i)});
+    leaving.push_back(p.load(i));
     p.alive(i) = 0;
   }
-  std::vector<int> peers(static_cast<size_t>(n));
-  for (int q = 0; q < n; ++q) peers[static_cast<size_t>(q)] = q;
-  std::vector<std::vector<Moved>> in;
-  ranks_->timed([&] { in = comm.exchange_records(peers, out, 3); });
-  for (const auto& a : in)
-    for (const Moved& m : a) p.store(m.slot, m.p);
-}
-
-// Rank 0's copy gets every rank's live particles in their slots and the
-// counters summed; the fields were gathered by download.
-void CpuBackend::gather_particles(SimState& s) {
-  struct Held {
-    int64_t slot;
-    Particle p;
-  };
-  std::vector<Held> mine;
-  const HostParticles& p = s.particles;
-  for (size_t i = 0; i < p.size(); ++i)
-    if (p.alive[i]) mine.push_back({static_cast<int64_t>(i), p.load(i)});
-  const std::vector<Held> all = ranks_->comm().gatherv(mine);
-  s.counters.removed = ranks_->sum(s.counters.removed);
-  s.counters.recycled = ranks_->sum(s.counters.recycled);
-  if (!root()) return;
-  for (const Held& h : all) s.particles.store(static_cast<size_t>(h.slot), h.p);
+  const uint64_t capacity = static_cast<uint64_t>(p.size());
+  for (const Particle& q : send_to_owners(*ranks_, leaving)) p.store(static_cast<int64_t>(q.id % capacity), q);
 }
 
 // Passes 1 to 3 of the coupled step (sim/particle_physics.hpp): the

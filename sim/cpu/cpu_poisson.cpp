@@ -30,75 +30,18 @@ void CpuPoisson::setup_operator(const PoissonHierarchy& h, const real* open) {
   plan_split();
 }
 
-int CpuPoisson::owner(const Level& L, int row) const {
-  for (size_t r = 0; r + 1 < L.first.size(); ++r)
-    if (row >= L.first[r] && row < L.first[r + 1]) return static_cast<int>(r);
-  return -1;
-}
-
-// Each level's rows per rank: level 0 the slabs, a coarser level the rows
-// whose first child row the rank owns, until a level has fewer than
-// kGatherRowsPerRank rows a rank: that level and the coarser ones are all
-// rank 0's (a few thousand cells, where a sweep over ranks would be mostly
-// messages). Then the rows each rank copies in: its halo rows (wrapped on a
-// periodic y), the parent rows of its fine rows (the prolongation's), and
-// the children of its coarse rows that others own (the restriction's).
-constexpr int kGatherRowsPerRank = 4;
-
+// Each level's rows per rank and the rows copied in (sim/parallel/level_rows.hpp).
 void CpuPoisson::plan_split() {
-  const int n = ranks_ ? ranks_->ranks() : 1;
-  const int me = ranks_ ? ranks_->rank() : 0;
+  std::vector<int> level_ny;
+  for (const Level& L : levels_) level_ny.push_back(L.op.ny);
+  std::vector<LevelRows> rows = split_levels(ranks_.get(), level_ny);
   for (size_t l = 0; l < levels_.size(); ++l) {
     Level& L = levels_[l];
-    L.first.assign(static_cast<size_t>(n) + 1, 0);
-    const bool gathered = ranks_ && l > 0 &&
-                          (levels_[l - 1].first[1] == levels_[l - 1].op.ny || L.op.ny < kGatherRowsPerRank * n);
-    for (int r = 0; r < n; ++r)
-      L.first[static_cast<size_t>(r)] = !ranks_   ? 0
-                                        : l == 0  ? ranks_->first_row(r)
-                                        : gathered ? (r == 0 ? 0 : L.op.ny)
-                                                   : (levels_[l - 1].first[static_cast<size_t>(r)] + 1) / 2;
-    L.first[static_cast<size_t>(n)] = L.op.ny;
-    L.lo = L.first[static_cast<size_t>(me)];
-    L.hi = L.first[static_cast<size_t>(me) + 1];
-  }
-  if (!ranks_) return;
-  const bool periodic = ranks_->periodic_y();
-  for (size_t l = 0; l < levels_.size(); ++l) {
-    Level& L = levels_[l];
-    const int ny = L.op.ny;
-    L.halo.assign(static_cast<size_t>(n), {});
-    L.below.assign(static_cast<size_t>(n), {});
-    L.parents.assign(static_cast<size_t>(n), {});
-    for (int q = 0; q < n; ++q) {
-      auto want = [&](std::vector<SlabRows::RowCopy>& list, int dst) {
-        int src = dst;
-        if (dst < 0 || dst >= ny) {
-          if (!periodic) return;  // a closed side's ghost: the rank's own rule
-          src = dst < 0 ? ny - 1 : 0;
-        }
-        const int o = owner(L, src);
-        if (o == q) return;
-        for (const auto& w : list)
-          if (w.dst == dst) return;
-        list.push_back({dst, src, o});
-      };
-      const int lo = L.first[static_cast<size_t>(q)], hi = L.first[static_cast<size_t>(q) + 1];
-      if (lo < hi) {
-        want(L.halo[static_cast<size_t>(q)], lo - 1);
-        want(L.halo[static_cast<size_t>(q)], hi);
-      }
-      if (l >= 1) {
-        const Level& F = levels_[l - 1];
-        for (int j = F.first[static_cast<size_t>(q)]; j < F.first[static_cast<size_t>(q) + 1]; ++j)
-          want(L.parents[static_cast<size_t>(q)], j / 2);
-      }
-      if (l + 1 < levels_.size()) {
-        const Level& C = levels_[l + 1];
-        for (int J = C.first[static_cast<size_t>(q)]; J < C.first[static_cast<size_t>(q) + 1]; ++J)
-          for (int j = 2 * J; j <= 2 * J + 1 && j < ny; ++j) want(L.below[static_cast<size_t>(q)], j);
-      }
-    }
+    L.lo = rows[l].lo;
+    L.hi = rows[l].hi;
+    L.halo = std::move(rows[l].halo);
+    L.below = std::move(rows[l].below);
+    L.parents = std::move(rows[l].parents);
   }
 }
 

@@ -20,6 +20,7 @@
 #include <memory>
 #include <vector>
 
+#include "sim/parallel/level_rows.hpp"
 #include "sim/parallel/slab_rows.hpp"
 #include "sim/poisson.hpp"
 
@@ -60,7 +61,6 @@ class CpuPoisson {
     std::vector<real> e, f;        // correction and right-hand side, float32
     std::vector<real> res;         // split: f - A e on the rank's rows, for the restriction
     int lo = 0, hi = 0;            // the rows this rank updates
-    std::vector<int> first;        // split: each rank's first row, and past its last
     // split: rows each rank copies in: halo rows; the residual rows its coarse
     // rows' children need (restriction); this level's rows its finer rows need (prolongation)
     std::vector<std::vector<SlabRows::RowCopy>> halo, below, parents;
@@ -68,7 +68,6 @@ class CpuPoisson {
   void plan_split();
   template <class Child>
   void restrict_rows(const Level& F, Level& C, Child child);
-  int owner(const Level& L, int row) const;
   template <class T>
   void fill_halo(int level, T* a);
   double mean_rhs(const real* rhs);  // mean over fluid cells (0 unless singular)

@@ -156,20 +156,25 @@ Comm Comm::split(int colour, int key) const {
   return c;
 }
 
-int Comm::ranks_sharing_memory() const {
-  int n = 1;
+// The ranks on this rank's host, and this rank's place among them.
+std::pair<int, int> Comm::host_group() const {
+  int n = 1, r = 0;
 #if SIM_HAVE_MPI
   if (handle_) {
     MPI_Comm local = MPI_COMM_NULL;
     check(MPI_Comm_split_type(mpi(handle_), MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &local),
           "MPI_Comm_split_type");
-    const int rc = MPI_Comm_size(local, &n);
+    int rc = MPI_Comm_size(local, &n);
+    if (rc == MPI_SUCCESS) rc = MPI_Comm_rank(local, &r);
     MPI_Comm_free(&local);
     check(rc, "MPI_Comm_size");
   }
 #endif
-  return n;
+  return {n, r};
 }
+
+int Comm::ranks_sharing_memory() const { return host_group().first; }
+int Comm::rank_on_host() const { return host_group().second; }
 
 void Comm::barrier() const {
 #if SIM_HAVE_MPI

@@ -17,6 +17,7 @@
 #include <memory>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace sim {
@@ -76,6 +77,9 @@ class Comm {
   // The ranks of this communicator on this rank's host (sharing its
   // memory), this one included.
   int ranks_sharing_memory() const;
+  // This rank's place (0, 1, ...) among them, in rank order: which of the
+  // host's GPUs it takes.
+  int rank_on_host() const;
 
   void barrier() const;
 
@@ -159,6 +163,7 @@ class Comm {
   [[noreturn]] void abort_all(const std::string& message, int code = 1) const;
 
  private:
+  std::pair<int, int> host_group() const;  // ranks_sharing_memory, rank_on_host
   std::shared_ptr<void> handle_;  // the MPI_Comm (freed with the last copy); null when serial
   int rank_ = 0, size_ = 1;
 };

@@ -127,15 +127,7 @@ int Decomposition::owner_of_cell(int i, int j) const {
 std::array<int, 2> Decomposition::cell_of_point(double x, double y) const {
   if (!std::isfinite(x) || !std::isfinite(y))
     throw std::invalid_argument("no cell holds the point (" + std::to_string(x) + ", " + std::to_string(y) + ")");
-  auto axis = [](double p, double len, int n, bool periodic) {
-    if (periodic) p -= len * std::floor(p / len);
-    const double f = std::floor(p / (len / n));
-    // Clamped in double first: a point far outside a closed side has no int cell.
-    const int c = static_cast<int>(std::fmin(std::fmax(f, -1.0), double(n)));
-    if (periodic) return c < 0 ? n - 1 : c >= n ? 0 : c;  // rounding at the seam
-    return c < 0 ? 0 : c >= n ? n - 1 : c;
-  };
-  return {axis(x, d_.lx, d_.nx, d_.periodic_x), axis(y, d_.ly, d_.ny, d_.periodic_y)};
+  return {cell_along(x, d_.lx, d_.nx, d_.periodic_x), cell_along(y, d_.ly, d_.ny, d_.periodic_y)};
 }
 
 int Decomposition::owner_of_point(double x, double y) const {

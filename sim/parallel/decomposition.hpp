@@ -25,10 +25,27 @@
 #include <array>
 #include <cstdint>
 
+#include <cmath>
+
 #include "sim/constants.hpp"
 #include "sim/grid.hpp"
+#include "sim/types.hpp"
 
 namespace sim {
+
+// The cell along one axis that holds coordinate p of a finite point: the
+// axis of `len` metres in n cells, wrapped when periodic, clamped to the
+// first or last cell past a closed side. One function for the host's
+// owner_of_point and the GPU's particle migration, so both place a
+// particle on the same rank.
+SIM_HD int cell_along(double p, double len, int n, bool periodic) {
+  if (periodic) p -= len * floor(p / len);
+  const double f = floor(p / (len / n));
+  // Clamped in double first: a point far outside a closed side has no int cell.
+  const int c = static_cast<int>(fmin(fmax(f, -1.0), double(n)));
+  if (periodic) return c < 0 ? n - 1 : c >= n ? 0 : c;  // rounding at the seam
+  return c < 0 ? 0 : c >= n ? n - 1 : c;
+}
 
 // Owned index ranges [i0, i1) x [j0, j1).
 struct Box {

@@ -10,6 +10,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "sim/fluid_physics.hpp"
+
 namespace sim {
 
 namespace {
@@ -54,6 +56,39 @@ SlabRows::SlabRows(const Comm& comm, const Domain& d)
         refresh[static_cast<size_t>(q)].push_back({r, r, o});
         if (q == comm.rank()) (st == Stagger::u_face ? borrowed_u_ : borrowed_v_).push_back(r);
       }
+  }
+  // The halo rows: j0 - 1 and j1 of every field, j1 + 1 of v faces (the
+  // second face row above, which a one-row neighbour's neighbour owns).
+  for (const Stagger st : {Stagger::cell, Stagger::u_face, Stagger::v_face}) {
+    auto& plan = st == Stagger::v_face ? halo_v_ : st == Stagger::u_face ? halo_u_ : halo_cell_;
+    plan.assign(static_cast<size_t>(comm.size()), {});
+    const int last = (st == Stagger::v_face && !periodic_y_) ? ny_ : ny_ - 1;  // the last row with an owner
+    for (int q = 0; q < comm.size(); ++q) {
+      std::vector<int> rows{first_row(q) - 1, end_row(q)};
+      if (st == Stagger::v_face) rows.push_back(end_row(q) + 1);
+      for (const int dst : rows) {
+        const int src = periodic_y_ ? ((dst % ny_) + ny_) % ny_ : dst;
+        if (src < 0 || src > last) continue;
+        const int o = owner_of_row(src, st);
+        if (o != q || dst != src) plan[static_cast<size_t>(q)].push_back({dst, src, o});
+      }
+    }
+  }
+  // Two rows out of every face row of each rank (wide_plan).
+  const int n = comm.size(), last = rows_ - 2;
+  auto holder = [&](int r) { return r < 0 ? 0 : r >= ny_ ? n - 1 : dec_.owner_of_cell(0, r); };
+  wide_.assign(static_cast<size_t>(n), {});
+  for (int q = 0; q < n; ++q) {
+    const int a = first_row(q), b = end_row(q);
+    const int fe = b == ny_ ? ny_ + 1 : b;
+    std::vector<int> rows;
+    for (int j = a; j < fe; ++j)
+      for (int dj = -2; dj <= 2; ++dj)
+        rows.push_back(j + (dj < -1 || dj > 1 ? wide_offset(j, dj, ny_, periodic_y_, last) : dj));
+    std::sort(rows.begin(), rows.end());
+    rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
+    for (const int r : rows)
+      if (holder(r) != q && !(r >= a && r < fe)) wide_[static_cast<size_t>(q)].push_back({r, r, holder(r)});
   }
 }
 

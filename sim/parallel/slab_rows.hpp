@@ -35,6 +35,8 @@ class SlabRows {
   const Comm& comm() const { return comm_; }
   int rank() const { return comm_.rank(); }
   int ranks() const { return comm_.size(); }
+  int nx() const { return local_.nx; }
+  int ny() const { return ny_; }
   int j0() const { return j0_; }
   int j1() const { return j1_; }
   bool top() const { return j1_ == ny_; }
@@ -81,6 +83,32 @@ class SlabRows {
   template <class T>
   void copy_rows(T* field, int pitch, const std::vector<std::vector<RowCopy>>& wanted) const;
 
+  // exchange_halo as row copies, for a transport that moves whole rows
+  // (the GPU's): after its own boundary fill, each rank q takes wanted[q]
+  // (its rows j0 - 1 and j1, and j1 + 1 of v faces; a periodic y wraps the
+  // source row, a closed side's ghost rows stay the rank's own). A wrap
+  // onto the rank's own row is listed too (owner = q): its periodic
+  // boundary fill already makes that copy, and copy_rows skips it.
+  const std::vector<std::vector<RowCopy>>& halo_plan(Stagger s) const {
+    return s == Stagger::v_face ? halo_v_ : s == Stagger::u_face ? halo_u_ : halo_cell_;
+  }
+  // The fold's and the refresh's row lists (fold: owner o takes the rows
+  // rank q borrowed from it; refresh: q takes them back), and the rows this
+  // rank's deposits borrow, for a transport of its own.
+  const std::vector<std::vector<RowCopy>>& fold_plan(Stagger s) const {
+    return s != Stagger::v_face ? fold_u_ : fold_v_;
+  }
+  const std::vector<std::vector<RowCopy>>& refresh_plan(Stagger s) const {
+    return s != Stagger::v_face ? refresh_u_ : refresh_v_;
+  }
+  const std::vector<int>& borrowed(Stagger s) const { return s != Stagger::v_face ? borrowed_u_ : borrowed_v_; }
+  // fluid.advection = "quick": the velocity rows each rank's faces read two
+  // rows out (FaceNeighbours, through wide_offset's wrap or clamp), beyond
+  // the one halo row the exchange brings, from the rank that holds them
+  // current: a row's owner, rank 0 for the bottom halo row -1, the top rank
+  // for rows ny and ny + 1. After the halo exchange, for copy_rows.
+  const std::vector<std::vector<RowCopy>>& wide_plan() const { return wide_; }
+
   // Deposits (the coupled particle step; u faces and cells alike for
   // Stagger::u_face and cell): a rank's particles add to face rows next to
   // its own (j0 - 1, j1 and, for v, j1 + 1; wrapped on a periodic y). fold adds what landed on those rows to their owners'
@@ -121,6 +149,7 @@ class SlabRows {
   // rows from their owners), for u and v faces, and this rank's borrowed rows.
   std::vector<std::vector<RowCopy>> fold_u_, fold_v_, refresh_u_, refresh_v_;
   std::vector<int> borrowed_u_, borrowed_v_;
+  std::vector<std::vector<RowCopy>> halo_cell_, halo_u_, halo_v_, wide_;
   mutable double comm_ms_ = 0;
 };
 

@@ -186,3 +186,33 @@ TEST_CASE("slab rows: copy_rows moves each listed row from its owner") {
     }
   });
 }
+
+TEST_CASE("slab rows: the halo plan's row copies give exchange_halo's rows") {
+  for_each_split([](const Comm& c, const Domain& d) {
+    const SlabRows s(c, d);
+    const Grid g = Grid::make(d.nx, d.ny, d.lx, d.ly);
+    for (Stagger st : {Stagger::cell, Stagger::u_face, Stagger::v_face}) {
+      INFO(std::string(st == Stagger::cell ? "cells" : st == Stagger::u_face ? "u faces" : "v faces"));
+      // Every row owned by this rank holds the formula; the rest (other
+      // ranks' rows, the ghost rows of closed sides) holds a mark that
+      // either way leaves as it came.
+      std::vector<float> a(g.size(), kUntouched);
+      const int hi = st == Stagger::v_face ? s.face_end() : s.j1();
+      for (int j = s.j0(); j < hi; ++j)
+        for (int col = 0; col < g.pitch; ++col) a[size_t((j + 1) * g.pitch + col)] = formula(col, j);
+      std::vector<float> b = a;
+      s.exchange_halo(a.data(), st);
+      s.copy_rows(b.data(), g.pitch, s.halo_plan(st));
+      for (const SlabRows::RowCopy& w : s.halo_plan(st)[size_t(c.rank())])  // the own wraps: the boundary fill's
+        if (w.owner == c.rank())
+          for (int col = 0; col < g.pitch; ++col)
+            b[size_t((w.dst + 1) * g.pitch + col)] = b[size_t((w.src + 1) * g.pitch + col)];
+      FirstMismatch m;
+      for (int j = -1; j <= d.ny + 1; ++j)
+        for (int col = 0; col < d.nx + (st == Stagger::u_face ? 3 : 2); ++col)  // storage columns, not the padding
+          m.expect(b[size_t((j + 1) * g.pitch + col)], a[size_t((j + 1) * g.pitch + col)],
+                   "row " + std::to_string(j) + " column " + std::to_string(col));
+      CHECK_MESSAGE(m.where.empty(), m.where);
+    }
+  });
+}

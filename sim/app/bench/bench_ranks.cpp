@@ -40,19 +40,19 @@ void measure_ranks(const Config& c, const SimState& state, const BenchOptions& o
   const int n = comm.size();
   std::shared_ptr<SlabRows> slabs;
   if (n > 1) slabs = std::make_shared<SlabRows>(comm, domain_of(c));
-  Simulation sim(c, make_cpu_backend(c, state.grid, slabs), state);
+  Simulation sim(c, n > 1 ? make_split_backend(c, state.grid, slabs) : make_backend(c, state.grid, nullptr), state);
   for (int64_t s = 0; s < opts.warmup; ++s) sim.step();
   Backend& b = sim.backend();
   comm.barrier();
   b.timer().reset();
-  const double comm0 = slabs ? slabs->comm_ms() : 0.0;
+  const double comm0 = b.comm_ms();
   double sweeps = 0;
   const auto t0 = std::chrono::steady_clock::now();
   for (int64_t s = 0; s < opts.steps; ++s) sweeps += sim.step().pressure.iterations;
   comm.barrier();
   const double steps = static_cast<double>(std::max<int64_t>(opts.steps, 1));
   const double wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  const double comm_ms = (slabs ? slabs->comm_ms() : 0.0) - comm0;
+  const double comm_ms = b.comm_ms() - comm0;
   // The run's time is the slowest rank's; each rank's own split of it.
   const double total_ms = comm.allreduce_max(wall_ms) / steps;
   const std::vector<double> comms = comm.allgather(comm_ms / steps);
@@ -105,13 +105,13 @@ const std::vector<std::string>& ranks_columns() {
 BenchReport run_ranks(const Config& cfg, const BenchOptions& opts, const Comm& world, std::ostream& log) {
   const int n = world.size();
   BenchReport r = start_report("ranks", cfg, opts, false, ranks_columns());
-  r.device = "cpu, " + std::to_string(n) + " MPI ranks";
+  r.device = (split_runs_on_cuda(cfg) ? "cuda, " : "cpu, ") + std::to_string(n) + " MPI ranks";
   r.ceiling_what = "none: the ranks suite compares rank counts with one rank";
   r.ceiling_gbps = std::nan("");
   agree(world, [&] {
     check_split_run(cfg, n);
-    if (resolves_to_cuda(cfg) && world.rank() == 0)
-      r.notes.push_back("ranks run the CPU backend (GPU ranks are not supported yet), though a CUDA device is present");
+    if (resolves_to_cuda(cfg) && !split_runs_on_cuda(cfg) && world.rank() == 0)
+      r.notes.push_back("ranks run the CPU backend (this sim was built without NCCL), though a CUDA device is present");
   });
   // The threads a run over N ranks takes, for every count: the scaling is
   // that of ranks alone.

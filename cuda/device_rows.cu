@@ -1,0 +1,246 @@
+#include "cuda/device_rows.hpp"
+
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+#include "cuda/check.hpp"
+#include "cuda/cuda_backend.hpp"
+
+#if SIM_HAVE_NCCL
+#include <nccl.h>
+#endif
+
+namespace sim::cuda {
+
+namespace {
+
+template <class T>
+__global__ void add_row_kernel(T* dst, const T* __restrict__ src, int n) {
+  const int q = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  if (q < n) dst[q] += src[q];
+}
+
+#if SIM_HAVE_NCCL
+void check_nccl(ncclResult_t r, const char* call) {
+  if (r != ncclSuccess) throw std::runtime_error(std::string("nccl: ") + call + ": " + ncclGetErrorString(r));
+}
+#define SIM_NCCL(call) check_nccl((call), #call)
+
+template <class T>
+ncclDataType_t nccl_type();
+template <>
+ncclDataType_t nccl_type<float>() { return ncclFloat32; }
+template <>
+ncclDataType_t nccl_type<double>() { return ncclFloat64; }
+template <>
+ncclDataType_t nccl_type<unsigned long long>() { return ncclUint64; }
+
+ncclComm_t as_comm(void* p) { return static_cast<ncclComm_t>(p); }
+#endif
+
+}  // namespace
+
+bool nccl_built() { return SIM_HAVE_NCCL != 0; }
+
+}  // namespace sim::cuda
+
+namespace sim {
+bool cuda_ranks_built() { return cuda::nccl_built(); }
+}  // namespace sim
+
+namespace sim::cuda {
+
+RankDevice rank_device(const Comm& comm, int device_count) {
+  RankDevice d;
+  const int on_host = comm.ranks_sharing_memory();
+  const int place = comm.rank_on_host();
+  d.ordinal = device_count > 0 ? place % device_count : 0;
+  // Every rank answers alike: is any host of the run short of GPUs?
+  const int64_t short_here = on_host > device_count ? 1 : 0;
+  d.shared = comm.allreduce_max(short_here) > 0;
+  return d;
+}
+
+DeviceRows::DeviceRows(std::shared_ptr<const SlabRows> slabs, cudaStream_t stream, bool shared)
+    : slabs_(std::move(slabs)), stream_(stream) {
+  pitch_ = static_cast<int>(Grid::pitch_for(slabs_->nx()));
+  const char* forced = std::getenv("SIM_GPU_TRANSPORT");
+  const std::string choice = forced ? forced : "";
+  if (!choice.empty() && choice != "nccl" && choice != "host")
+    throw std::runtime_error("SIM_GPU_TRANSPORT=" + choice + ": nccl or host");
+  host_ = choice.empty() ? shared : choice == "host";
+  if (host_) return;
+#if SIM_HAVE_NCCL
+  const Comm& comm = slabs_->comm();
+  // NCCL refuses two ranks on one GPU of one host: ranks that share one
+  // present themselves as hosts of their own (unless the user chose).
+  if (shared && std::getenv("NCCL_HOSTID") == nullptr) {
+    const std::string id = "sim-rank-" + std::to_string(comm.rank());
+    setenv("NCCL_HOSTID", id.c_str(), 1);
+  }
+  ncclUniqueId uid;
+  std::vector<char> bytes(sizeof uid);
+  if (comm.rank() == 0) {
+    SIM_NCCL(ncclGetUniqueId(&uid));
+    std::memcpy(bytes.data(), &uid, sizeof uid);
+  }
+  comm.broadcast(bytes, 0);
+  std::memcpy(&uid, bytes.data(), sizeof uid);
+  ncclComm_t c = nullptr;
+  SIM_NCCL(ncclCommInitRank(&c, comm.size(), uid, comm.rank()));
+  nccl_ = c;
+#else
+  (void)shared;
+  throw std::runtime_error("cuda: this sim was built without NCCL, which GPU ranks exchange their rows through");
+#endif
+}
+
+DeviceRows::~DeviceRows() {
+  for (cudaEvent_t e : starts_) (void)cudaEventDestroy(e);
+  for (cudaEvent_t e : stops_) (void)cudaEventDestroy(e);
+#if SIM_HAVE_NCCL
+  if (nccl_) (void)ncclCommDestroy(as_comm(nccl_));
+#endif
+}
+
+void DeviceRows::begin_timing() {
+  cudaEvent_t e;
+  SIM_CUDA_CHECK(cudaEventCreate(&e));
+  starts_.push_back(e);
+  SIM_CUDA_CHECK(cudaEventRecord(e, stream_));
+}
+
+void DeviceRows::end_timing() {
+  cudaEvent_t e;
+  SIM_CUDA_CHECK(cudaEventCreate(&e));
+  stops_.push_back(e);
+  SIM_CUDA_CHECK(cudaEventRecord(e, stream_));
+  if (stops_.size() >= 256) (void)comm_ms();  // fold the oldest pairs, long finished by now
+}
+
+double DeviceRows::comm_ms() {
+  for (size_t k = 0; k < stops_.size(); ++k) {
+    SIM_CUDA_CHECK(cudaEventSynchronize(stops_[k]));
+    float ms = 0;
+    SIM_CUDA_CHECK(cudaEventElapsedTime(&ms, starts_[k], stops_[k]));
+    summed_ms_ += ms;
+    (void)cudaEventDestroy(starts_[k]);
+    (void)cudaEventDestroy(stops_[k]);
+  }
+  starts_.clear();
+  stops_.clear();
+  return summed_ms_;
+}
+
+template <class T>
+void DeviceRows::transfer(T* field, int pitch, const std::vector<std::vector<SlabRows::RowCopy>>& wanted, bool add) {
+  const int me = slabs_->rank(), n = slabs_->ranks();
+  const size_t row = static_cast<size_t>(pitch);
+  auto at_row = [&](int r) { return field + static_cast<size_t>(r + 1) * row; };
+  size_t arrivals = 0;
+  for (const SlabRows::RowCopy& w : wanted[static_cast<size_t>(me)])
+    if (w.owner != me) ++arrivals;
+  if (add) inbox_.reserve(arrivals * row * sizeof(T), "row arrivals");
+  T* inbox = reinterpret_cast<T*>(inbox_.data());
+  begin_timing();
+  if (host_) {
+    host_transfer(field, pitch, wanted, add ? inbox : nullptr);
+  } else {
+#if SIM_HAVE_NCCL
+  const ncclComm_t c = as_comm(nccl_);
+  SIM_NCCL(ncclGroupStart());
+  for (int q = 0; q < n; ++q) {
+    if (q == me) continue;
+    for (const SlabRows::RowCopy& w : wanted[static_cast<size_t>(q)])
+      if (w.owner == me) SIM_NCCL(ncclSend(at_row(w.src), row, nccl_type<T>(), q, c, stream_));
+  }
+  size_t k = 0;
+  for (const SlabRows::RowCopy& w : wanted[static_cast<size_t>(me)]) {
+    if (w.owner == me) continue;
+    SIM_NCCL(ncclRecv(add ? inbox + k * row : at_row(w.dst), row, nccl_type<T>(), w.owner, c, stream_));
+    ++k;
+  }
+  SIM_NCCL(ncclGroupEnd());
+#else
+  (void)n;
+#endif
+  }
+  if (add) {  // in list order, as the CPU's fold adds them
+    size_t a = 0;
+    for (const SlabRows::RowCopy& w : wanted[static_cast<size_t>(me)]) {
+      if (w.owner == me) continue;
+      add_row_kernel<T><<<static_cast<unsigned>((row + 255) / 256), 256, 0, stream_>>>(at_row(w.dst), inbox + a * row,
+                                                                                     pitch);
+      SIM_CUDA_CHECK_LAUNCH("add_row_kernel");
+      ++a;
+    }
+  }
+  end_timing();
+}
+
+// The rows through host memory and MPI (Comm::exchange): the stream's work
+// first, the sent rows copied out, the received ones copied in (or into
+// `inbox`, in list order, for the caller to add).
+template <class T>
+void DeviceRows::host_transfer(T* field, int pitch, const std::vector<std::vector<SlabRows::RowCopy>>& wanted,
+                               T* inbox) {
+  const int me = slabs_->rank(), n = slabs_->ranks();
+  const size_t row = static_cast<size_t>(pitch);
+  auto at_row = [&](int r) { return field + static_cast<size_t>(r + 1) * row; };
+  std::vector<std::vector<T>> out(static_cast<size_t>(n)), in(static_cast<size_t>(n));
+  for (int q = 0; q < n; ++q) {
+    if (q == me) continue;
+    auto& o = out[static_cast<size_t>(q)];
+    for (const SlabRows::RowCopy& w : wanted[static_cast<size_t>(q)]) {
+      if (w.owner != me) continue;
+      o.resize(o.size() + row);
+      SIM_CUDA_CHECK(cudaMemcpyAsync(o.data() + o.size() - row, at_row(w.src), row * sizeof(T), cudaMemcpyDeviceToHost,
+                                     stream_));
+    }
+  }
+  for (const SlabRows::RowCopy& w : wanted[static_cast<size_t>(me)])
+    if (w.owner != me) in[static_cast<size_t>(w.owner)].resize(in[static_cast<size_t>(w.owner)].size() + row);
+  SIM_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  std::vector<SendBuffer> sends;
+  std::vector<RecvBuffer> recvs;
+  for (int q = 0; q < n; ++q) {
+    auto& o = out[static_cast<size_t>(q)];
+    auto& i = in[static_cast<size_t>(q)];
+    if (!o.empty()) sends.push_back({q, 6, o.data(), o.size() * sizeof(T)});
+    if (!i.empty()) recvs.push_back({q, 6, i.data(), i.size() * sizeof(T)});
+  }
+  slabs_->comm().exchange(sends, recvs);
+  std::vector<size_t> next(static_cast<size_t>(n), 0);
+  size_t k = 0;
+  for (const SlabRows::RowCopy& w : wanted[static_cast<size_t>(me)]) {
+    if (w.owner == me) continue;
+    const T* src = in[static_cast<size_t>(w.owner)].data() + next[static_cast<size_t>(w.owner)]++ * row;
+    T* dst = inbox ? inbox + k * row : at_row(w.dst);
+    SIM_CUDA_CHECK(cudaMemcpyAsync(dst, src, row * sizeof(T), cudaMemcpyHostToDevice, stream_));
+    ++k;
+  }
+  SIM_CUDA_CHECK(cudaStreamSynchronize(stream_));  // before `in` goes
+}
+
+template <class T>
+void DeviceRows::copy_rows(T* field, int pitch, const std::vector<std::vector<SlabRows::RowCopy>>& wanted) {
+  transfer(field, pitch, wanted, false);
+}
+
+template <class T>
+void DeviceRows::fold(T* field, Stagger s) {
+  transfer(field, pitch_, slabs_->fold_plan(s), true);
+  for (const int r : slabs_->borrowed(s))
+    SIM_CUDA_CHECK(cudaMemsetAsync(field + static_cast<size_t>(r + 1) * pitch_, 0, sizeof(T) * pitch_, stream_));
+}
+
+template void DeviceRows::copy_rows<float>(float*, int, const std::vector<std::vector<SlabRows::RowCopy>>&);
+template void DeviceRows::copy_rows<double>(double*, int, const std::vector<std::vector<SlabRows::RowCopy>>&);
+template void DeviceRows::copy_rows<unsigned long long>(unsigned long long*, int,
+                                                        const std::vector<std::vector<SlabRows::RowCopy>>&);
+template void DeviceRows::fold<float>(float*, Stagger);
+template void DeviceRows::fold<unsigned long long>(unsigned long long*, Stagger);
+
+}  // namespace sim::cuda

@@ -1,0 +1,97 @@
+// Whole storage rows of device fields between the ranks of a run split into
+// slabs (sim/parallel/slab_rows.hpp), through NCCL: the GPU's halo
+// exchange, the multigrid levels' row copies and the two-way deposit fold.
+// The plans (which rank takes which rows from whom) are SlabRows' and
+// LevelRows', the same as the CPU backend's; only the transport differs.
+// Scalars (norms, the CFL rate, diagnostics) go through SlabRows on the
+// host, after the device has reduced its own rows.
+//
+// Every call enqueues on the stream it was made with and does not wait for
+// it; every rank makes the same calls in the same order (NCCL matches a
+// pair of ranks' sends and receives in the order they are posted).
+//
+// One GPU per rank is the fast path: rows go device to device through NCCL.
+// Ranks that share a GPU (more ranks on a host than GPUs, which NCCL
+// refuses) exchange rows through host memory and MPI instead: a copy out,
+// the message and a copy in per exchange, after the stream's work (slow,
+// for testing on one GPU). SIM_GPU_TRANSPORT=nccl or host forces either;
+// NCCL with ranks sharing a GPU then runs through its socket transport,
+// each rank presenting itself as a host of its own (NCCL_HOSTID).
+// The arithmetic is the same either way: so are the results, bit for bit.
+#pragma once
+#include <cuda_runtime_api.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cuda/device_buffer.hpp"
+#include "sim/parallel/halo_exchange.hpp"
+#include "sim/parallel/slab_rows.hpp"
+#include "sim/types.hpp"
+
+namespace sim::cuda {
+
+// Whether this sim was built with NCCL (what DeviceRows needs).
+bool nccl_built();
+
+// The GPU of this rank: its place among the ranks on its host, modulo the
+// host's GPUs (and whether it shares that GPU with another rank there).
+struct RankDevice {
+  int ordinal = 0;
+  bool shared = false;
+};
+RankDevice rank_device(const Comm& comm, int device_count);
+
+class DeviceRows {
+ public:
+  // Collective over slabs' communicator; `shared`: some ranks of the run
+  // share a GPU (rank_device).
+  DeviceRows(std::shared_ptr<const SlabRows> slabs, cudaStream_t stream, bool shared);
+  ~DeviceRows();
+  DeviceRows(const DeviceRows&) = delete;
+  DeviceRows& operator=(const DeviceRows&) = delete;
+
+  const SlabRows& slabs() const { return *slabs_; }
+  bool through_host() const { return host_; }
+  void set_stream(cudaStream_t s) { stream_ = s; }
+
+  // SlabRows::copy_rows on a device field (float, double or
+  // unsigned long long); rows from the rank itself are skipped.
+  template <class T>
+  void copy_rows(T* field, int pitch, const std::vector<std::vector<SlabRows::RowCopy>>& wanted);
+  // The halo rows of a grid field after its boundary fill (SlabRows::halo_plan).
+  template <class T>
+  void exchange_halo(T* field, Stagger s) {
+    copy_rows(field, pitch_, slabs_->halo_plan(s));
+  }
+  // SlabRows::fold and refresh of a device deposit field.
+  template <class T>
+  void fold(T* field, Stagger s);
+  template <class T>
+  void refresh(T* field, Stagger s) {
+    copy_rows(field, pitch_, slabs_->refresh_plan(s));
+  }
+
+  // Device time of the transfers so far (synchronises).
+  double comm_ms();
+
+ private:
+  template <class T>
+  void transfer(T* field, int pitch, const std::vector<std::vector<SlabRows::RowCopy>>& wanted, bool add);
+  template <class T>
+  void host_transfer(T* field, int pitch, const std::vector<std::vector<SlabRows::RowCopy>>& wanted, T* inbox);
+  void begin_timing();
+  void end_timing();
+
+  std::shared_ptr<const SlabRows> slabs_;
+  cudaStream_t stream_;
+  int pitch_ = 0;
+  bool host_ = false;     // the rows through host memory and MPI, not NCCL
+  void* nccl_ = nullptr;  // ncclComm_t
+  DeviceBuffer<unsigned char> inbox_;  // arrivals to add (fold)
+  std::vector<cudaEvent_t> starts_, stops_;  // transfers not yet summed
+  double summed_ms_ = 0;
+};
+
+}  // namespace sim::cuda

@@ -1,0 +1,73 @@
+#include "sim/parallel/level_rows.hpp"
+
+namespace sim {
+
+namespace {
+int owner(const LevelRows& L, int row) {
+  for (size_t r = 0; r + 1 < L.first.size(); ++r)
+    if (row >= L.first[r] && row < L.first[r + 1]) return static_cast<int>(r);
+  return -1;
+}
+}  // namespace
+
+std::vector<LevelRows> split_levels(const SlabRows* ranks, const std::vector<int>& level_ny) {
+  const int n = ranks ? ranks->ranks() : 1;
+  const int me = ranks ? ranks->rank() : 0;
+  const size_t levels = level_ny.size();
+  std::vector<LevelRows> out(levels);
+  for (size_t l = 0; l < levels; ++l) {
+    LevelRows& L = out[l];
+    const int ny = level_ny[l];
+    L.first.assign(static_cast<size_t>(n) + 1, 0);
+    const bool gathered = ranks && l > 0 && (out[l - 1].first[1] == level_ny[l - 1] || ny < kGatherRowsPerRank * n);
+    for (int r = 0; r < n; ++r)
+      L.first[static_cast<size_t>(r)] = !ranks     ? 0
+                                        : l == 0   ? ranks->first_row(r)
+                                        : gathered ? (r == 0 ? 0 : ny)
+                                                   : (out[l - 1].first[static_cast<size_t>(r)] + 1) / 2;
+    L.first[static_cast<size_t>(n)] = ny;
+    L.lo = L.first[static_cast<size_t>(me)];
+    L.hi = L.first[static_cast<size_t>(me) + 1];
+  }
+  if (!ranks) return out;
+  const bool periodic = ranks->periodic_y();
+  for (size_t l = 0; l < levels; ++l) {
+    LevelRows& L = out[l];
+    const int ny = level_ny[l];
+    L.halo.assign(static_cast<size_t>(n), {});
+    L.below.assign(static_cast<size_t>(n), {});
+    L.parents.assign(static_cast<size_t>(n), {});
+    for (int q = 0; q < n; ++q) {
+      auto want = [&](std::vector<SlabRows::RowCopy>& list, int dst) {
+        int src = dst;
+        if (dst < 0 || dst >= ny) {
+          if (!periodic) return;  // a closed side's ghost: the rank's own rule
+          src = dst < 0 ? ny - 1 : 0;
+        }
+        const int o = owner(L, src);
+        if (o == q) return;
+        for (const auto& w : list)
+          if (w.dst == dst) return;
+        list.push_back({dst, src, o});
+      };
+      const int lo = L.first[static_cast<size_t>(q)], hi = L.first[static_cast<size_t>(q) + 1];
+      if (lo < hi) {
+        want(L.halo[static_cast<size_t>(q)], lo - 1);
+        want(L.halo[static_cast<size_t>(q)], hi);
+      }
+      if (l >= 1) {
+        const LevelRows& F = out[l - 1];
+        for (int j = F.first[static_cast<size_t>(q)]; j < F.first[static_cast<size_t>(q) + 1]; ++j)
+          want(L.parents[static_cast<size_t>(q)], j / 2);
+      }
+      if (l + 1 < levels) {
+        const LevelRows& C = out[l + 1];
+        for (int J = C.first[static_cast<size_t>(q)]; J < C.first[static_cast<size_t>(q) + 1]; ++J)
+          for (int j = 2 * J; j <= 2 * J + 1 && j < ny; ++j) want(L.below[static_cast<size_t>(q)], j);
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace sim
