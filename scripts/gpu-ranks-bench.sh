@@ -18,6 +18,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 n=${1:?GPUs}
+[[ $n -ge 2 ]] || { echo "gpu-ranks-bench.sh: 2 GPUs or more" >&2; exit 2; }
 dir=${2:?output directory}
 mkdir -p "$dir"
 sim=${SIM:-.gpu/sim}
@@ -86,8 +87,11 @@ bench() {  # name ranks config
 # ms per step of the row for `ranks` ranks in a CSV of the suite
 ms_of() { awk -F, -v r="$2" 'NR == 1 { for (i = 1; i <= NF; ++i) c[$i] = i; next } $c["ranks"] == r { print $c["total_ms"] }' "$1"; }
 
+# The suite runs every count from 1 up (under mpirun -np 1, sim bench is the
+# strategy matrix instead): the one-GPU row of the 4096^2 case comes from
+# its own run over n ranks (which also gives its strong scaling).
 config "$work/weak1.toml" 4096 4096 1 16777216
-bench weak_1gpu 1 "$work/weak1.toml"
+bench weak_1gpu "$n" "$work/weak1.toml"
 config "$work/weak$n.toml" 4096 $((4096 * n)) "$n" $((16777216 * n))
 bench "weak_${n}gpu" "$n" "$work/weak$n.toml"
 config "$work/strong.toml" 8192 8192 1 67108864

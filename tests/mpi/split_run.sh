@@ -10,7 +10,9 @@
 # set, the start of the report's "snapshots:" line the split runs must print;
 # SPLIT_PRESSURE_DELTA, when set, the delta of /grid/phi and /grid/pressure
 # (a solve to a relative residual leaves the pressure's smooth modes less
-# exact than the velocity it projects).
+# exact than the velocity it projects); SPLIT_DERIVED_DELTA, that of
+# /grid/divergence and /grid/vorticity (differences of the velocity over a
+# cell: its delta over h).
 set -euo pipefail
 sim=$1 config=$2 steps=$3 delta=$4
 shift 4
@@ -44,6 +46,7 @@ compare() {  # one-rank file, other file, what
   for d in "${datasets[@]}"; do
     local opts=(-q) dd=$delta
     [[ -n ${SPLIT_PRESSURE_DELTA:-} && ($d == /grid/phi || $d == /grid/pressure) ]] && dd=$SPLIT_PRESSURE_DELTA
+    [[ -n ${SPLIT_DERIVED_DELTA:-} && ($d == /grid/divergence || $d == /grid/vorticity) ]] && dd=$SPLIT_DERIVED_DELTA
     [[ $dd != 0 && $d != /particles/id ]] && opts+=(-d "$dd")
     if ! h5diff "${opts[@]}" "$1" "$2" "$d" "$d"; then
       echo "split_run: $3: $d differs from one rank's (h5diff -d $dd):"
