@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds sim for an H200 (sm_90) into build-gpu/ and packs the executables
+# Builds sim for an H200 (sm_90) into build-gpum/ and packs the executables
 # with their non-system shared libraries into .gpu/ (both ignored by git), to
 # be copied with the working tree to a GPU machine that has no build tools,
 # then prints the command to run there. That machine has the same CUDA 13
