@@ -685,27 +685,24 @@ class CudaBackend final : public Backend {
         fixed_bounds_.upload(b, 2, exec_.stream);
         stream_.synchronize();
       };
-      c.after_mass = [this] {
-        for (auto [f, s] : {std::pair{&fixed_mu_, Stagger::u_face}, std::pair{&fixed_mv_, Stagger::v_face}}) {
-          rows_->fold(f->data(), s);
-          rows_->refresh(f->data(), s);
-        }
-      };
-      c.after_drag = [this] {
-        for (auto* f : {&fixed_bu_, &fixed_au_}) rows_->fold(f->data(), Stagger::u_face);
-        for (auto* f : {&fixed_bv_, &fixed_av_}) rows_->fold(f->data(), Stagger::v_face);
-      };
+      fold_hooks(c, fixed_mu_, fixed_mv_, fixed_bu_, fixed_au_, fixed_bv_, fixed_av_);
       return;
     }
-    c.after_mass = [this] {
-      for (auto [f, s] : {std::pair{&mu_, Stagger::u_face}, std::pair{&mv_, Stagger::v_face}}) {
+    fold_hooks(c, mu_, mv_, bu_, au_, bv_, av_);
+  }
+  // The mass folded and copied back, the drag folded (u faces: bu, au; v faces: bv, av).
+  template <class T>
+  void fold_hooks(CouplingArgs& c, DeviceBuffer<T>& mu, DeviceBuffer<T>& mv, DeviceBuffer<T>& bu,
+                  DeviceBuffer<T>& au, DeviceBuffer<T>& bv, DeviceBuffer<T>& av) {
+    c.after_mass = [this, &mu, &mv] {
+      for (auto [f, s] : {std::pair{&mu, Stagger::u_face}, std::pair{&mv, Stagger::v_face}}) {
         rows_->fold(f->data(), s);
         rows_->refresh(f->data(), s);
       }
     };
-    c.after_drag = [this] {
-      for (auto* f : {&bu_, &au_}) rows_->fold(f->data(), Stagger::u_face);
-      for (auto* f : {&bv_, &av_}) rows_->fold(f->data(), Stagger::v_face);
+    c.after_drag = [this, &bu, &au, &bv, &av] {
+      for (auto* f : {&bu, &au}) rows_->fold(f->data(), Stagger::u_face);
+      for (auto* f : {&bv, &av}) rows_->fold(f->data(), Stagger::v_face);
     };
   }
 
@@ -810,6 +807,7 @@ CudaMemoryNeed cuda_memory_need(const Config& cfg, const Grid& grid) {
   SIM_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
   m.free = free_b;
   m.device = cuda::describe(dev);
+  SIM_CUDA_CHECK(cudaGetDeviceCount(&m.devices));
   return m;
 }
 
@@ -824,10 +822,12 @@ std::unique_ptr<Backend> make_cuda_backend(const Config& cfg, const Grid& grid, 
       throw std::runtime_error("gpu.deposit = \"" + std::string(to_string(cfg.deposit)) +
                                "\" does not run over GPU ranks: fixed (the default) and atomic do");
     int devices = 0;
-    if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-      (void)cudaGetLastError();
-      throw std::runtime_error("no CUDA device available on rank " + std::to_string(ranks->rank()));
-    }
+    const bool found = cudaGetDeviceCount(&devices) == cudaSuccess && devices > 0;
+    if (!found) (void)cudaGetLastError();
+    // Agreed before the collectives below, so a rank without one stops them all.
+    if (ranks->comm().allreduce_min(static_cast<int64_t>(found)) == 0)
+      throw std::runtime_error(found ? "no CUDA device available on another rank of the run"
+                                     : "no CUDA device available on rank " + std::to_string(ranks->rank()));
     const cuda::RankDevice rd = cuda::rank_device(ranks->comm(), devices);
     SIM_CUDA_CHECK(cudaSetDevice(rd.ordinal));
     shared_gpu = rd.shared;

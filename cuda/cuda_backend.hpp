@@ -35,6 +35,7 @@ struct CudaMemoryNeed {
   uint64_t particles = 0;  // bytes of the per-slot arrays: particles, sorting, deposit
   uint64_t free = 0;       // cudaMemGetInfo's free bytes
   std::string device;      // "NVIDIA H200 (132 SMs, 139.8 GiB)"
+  int devices = 1;         // the host's CUDA devices
 };
 CudaMemoryNeed cuda_memory_need(const Config& cfg, const Grid& grid);
 // Device-to-device cudaMemcpy bandwidth, bytes read + written per second,

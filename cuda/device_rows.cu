@@ -139,9 +139,13 @@ void DeviceRows::transfer(T* field, int pitch, const std::vector<std::vector<Sla
   const int me = slabs_->rank(), n = slabs_->ranks();
   const size_t row = static_cast<size_t>(pitch);
   auto at_row = [&](int r) { return field + static_cast<size_t>(r + 1) * row; };
-  size_t arrivals = 0;
+  size_t arrivals = 0, departures = 0;
   for (const SlabRows::RowCopy& w : wanted[static_cast<size_t>(me)])
     if (w.owner != me) ++arrivals;
+  for (int q = 0; q < n; ++q)
+    if (q != me)
+      for (const SlabRows::RowCopy& w : wanted[static_cast<size_t>(q)]) departures += w.owner == me ? 1 : 0;
+  if (arrivals == 0 && departures == 0) return;  // nothing for this rank (a level another rank holds alone)
   if (add) inbox_.reserve(arrivals * row * sizeof(T), "row arrivals");
   T* inbox = reinterpret_cast<T*>(inbox_.data());
   begin_timing();

@@ -216,7 +216,19 @@ void check_run_fits(const Config& cfg, int ranks_on_host) {
     MemoryNeed need;
     need.grid = d.grid;
     need.particles = d.particles;
-    const std::string device = memory_shortfall(cfg, need, d.free, "device", " on " + d.device);
+    std::string where = " on " + d.device;
+    if (ranks_on_host > 1 && split_runs_on_cuda(cfg)) {
+      // GPU ranks: each holds the whole grid, every slot and a slot's room for
+      // the particles leaving its slab; ranks beyond the host's GPUs share them.
+      need.particles = need.particles + Bytes::count(cfg.particle_capacity()) * Bytes::count(28);
+      const int per_gpu = (ranks_on_host + std::max(d.devices, 1) - 1) / std::max(d.devices, 1);
+      if (per_gpu > 1) {
+        need.grid = need.grid * Bytes::count(per_gpu);
+        need.particles = need.particles * Bytes::count(per_gpu);
+        where += " (" + std::to_string(per_gpu) + " ranks on this GPU, each holding the whole grid)";
+      }
+    }
+    const std::string device = memory_shortfall(cfg, need, d.free, "device", where);
     if (!device.empty()) throw std::runtime_error(device);
   }
   check_particle_slots(cfg);
