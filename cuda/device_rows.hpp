@@ -54,7 +54,6 @@ class DeviceRows {
 
   const SlabRows& slabs() const { return *slabs_; }
   bool through_host() const { return host_; }
-  void set_stream(cudaStream_t s) { stream_ = s; }
 
   // SlabRows::copy_rows on a device field (float, double or
   // unsigned long long); rows from the rank itself are skipped.

@@ -36,7 +36,6 @@ class SlabRows {
   int rank() const { return comm_.rank(); }
   int ranks() const { return comm_.size(); }
   int nx() const { return local_.nx; }
-  int ny() const { return ny_; }
   int j0() const { return j0_; }
   int j1() const { return j1_; }
   bool top() const { return j1_ == ny_; }
