@@ -121,6 +121,7 @@ class CudaBackend final : public Backend {
     return ranks_ ? "the transform solve does not run over GPU ranks (multigrid does)" : std::string();
   }
   double comm_ms() override { return ranks_ ? ranks_->comm_ms() + rows_->comm_ms() : 0.0; }
+  int64_t comm_calls() override { return ranks_ ? ranks_->comm_calls() + rows_->comm_calls() : 0; }
 
   std::string strategies() const override {
     return describe_strategies(cfg_, StrategyScope::cuda) + " block=" + std::to_string(so_.block_x) + "x" +

@@ -53,13 +53,19 @@ CudaPoisson::CudaPoisson(const PoissonHierarchy& h, cudaStream_t stream, int64_t
                          DeviceRows* rows)
     : stream_(stream), singular_(h.singular), fluid_cells_(h.fluid_cells), rows_(rows) {
   if (h.levels.empty()) throw std::invalid_argument("cuda: poisson_setup with an empty hierarchy");
-  if (rows_) {  // every operation its own launch, followed by its exchange
-    tail_cells = 0;
-    pair_cells = 0;
+  std::vector<int> level_nx, level_ny;
+  for (const PoissonLevel& l : h.levels) {
+    level_nx.push_back(l.nx);
+    level_ny.push_back(l.ny);
   }
-  std::vector<int> level_ny;
-  for (const PoissonLevel& l : h.levels) level_ny.push_back(l.ny);
-  split_ = split_levels(rows_ ? &rows_->slabs() : nullptr, level_ny);
+  const int64_t replicated = rows_ ? replicated_cells_from_env(kReplicatedCells) : 0;
+  split_ = split_levels(rows_ ? &rows_->slabs() : nullptr, level_nx, level_ny, replicated);
+  // over ranks the levels shared out run every operation as its own launch,
+  // followed by its exchange; the tail and the pairs are for replicated ones
+  int first_alone = 0;
+  if (rows_)
+    while (first_alone < static_cast<int>(split_.size()) && !split_[static_cast<size_t>(first_alone)].replicated)
+      ++first_alone;
   for (int s = 0; s < 4; ++s) ghosts_.rule[s] = h.ghost[s];
   const int n = static_cast<int>(h.levels.size());
   buffers_.resize(n);
@@ -103,7 +109,7 @@ CudaPoisson::CudaPoisson(const PoissonHierarchy& h, cudaStream_t stream, int64_t
     b.f.allocate(hl.size(), "multigrid levels");
     b.e.zero(stream_);
     b.f.zero(stream_);
-    if (rows_ && l + 1 < n) {
+    if (rows_ && l + 1 < n && !split_[static_cast<size_t>(l)].replicated) {
       b.res.allocate(hl.size(), "multigrid residuals");
       b.res.zero(stream_);
     }
@@ -126,13 +132,14 @@ CudaPoisson::CudaPoisson(const PoissonHierarchy& h, cudaStream_t stream, int64_t
   scal_.zero(stream_);
   auto cells = [&](int l) { return static_cast<int64_t>(levels_[l].nx) * levels_[l].ny; };
   tail_from_ = n;
-  while (tail_from_ > 0 && n - tail_from_ < kTailMaxLevels && cells(tail_from_ - 1) <= tail_cells) --tail_from_;
-  if (tail_from_ == n && tail_cells > 0 && cells(n - 1) <= kCoarseTailCells) tail_from_ = n - 1;
+  while (tail_from_ > first_alone && n - tail_from_ < kTailMaxLevels && cells(tail_from_ - 1) <= tail_cells)
+    --tail_from_;
+  if (tail_from_ == n && n - 1 >= first_alone && tail_cells > 0 && cells(n - 1) <= kCoarseTailCells) tail_from_ = n - 1;
   tail_.n = n - tail_from_;
   for (int l = tail_from_; l < n; ++l) tail_.l[l - tail_from_] = levels_[l];
   other_.assign(n, nullptr);
   if (pair_cells > 0 && smooth_pair_applies(ghosts_))
-    for (int l = 0; l < tail_from_ && cells(l) >= pair_cells; ++l) {
+    for (int l = first_alone; l < tail_from_ && cells(l) >= pair_cells; ++l) {
       buffers_[l].e2.allocate(buffers_[l].e.size(), "multigrid levels");
       buffers_[l].e2.zero(stream_);
       other_[l] = buffers_[l].e2.data();
@@ -269,11 +276,18 @@ void CudaPoisson::restrict_from(int level) {
   if (level >= tail_from_) return queue(level, kTailRestrict);
   flush();
   if (!rows_) return mg_restrict(stream_, levels_[level], levels_[level + 1]);
+  const LevelRows& f_rows = split_[static_cast<size_t>(level)];
+  const LevelRows& c_rows = split_[static_cast<size_t>(level) + 1];
+  if (f_rows.replicated) return mg_restrict(stream_, levels_[level], levels_[level + 1]);  // as one GPU
   float* res = buffers_[static_cast<size_t>(level)].res.data();
   const DeviceLevel& fine = levels_[level];
   mg_residual_rows(stream_, fine, res);
-  rows_->copy_rows(res, fine.pitch, split_[static_cast<size_t>(level)].below);  // children others own
-  mg_restrict_rows(stream_, fine, levels_[level + 1], res);
+  rows_->copy_rows(res, fine.pitch, f_rows.below);  // children others own
+  DeviceLevel coarse = levels_[level + 1];          // its rows: the rank's share
+  coarse.j_lo = c_rows.f_lo;
+  coarse.j_hi = c_rows.f_hi;
+  mg_restrict_rows(stream_, fine, coarse, res);
+  rows_->copy_rows(coarse.f, coarse.pitch, c_rows.gather);  // into the first replicated level: the others' shares
 }
 
 void CudaPoisson::prolong_to(int level) {

@@ -44,8 +44,12 @@ class CudaPoisson {
   // (cuda/device_rows.hpp), or null. Each rank then updates its rows of
   // each level (sim/parallel/level_rows.hpp, as the CPU backend), copies in
   // the halo, parent and child rows it reads from the other ranks, and
-  // adds the reductions over ranks; there is no tail and no paired sweep
-  // (every half-sweep is followed by its halo exchange).
+  // adds the reductions over ranks. The levels of at most kReplicatedCells
+  // cells (SIM_MG_REPLICATED_CELLS overrides it) are replicated: every rank
+  // runs them whole, as one GPU does, tail and paired sweeps included;
+  // the levels shared out have neither (each half-sweep is followed by its
+  // halo exchange).
+  static constexpr int64_t kReplicatedCells = int64_t(1) << 20;
   CudaPoisson(const PoissonHierarchy& h, cudaStream_t stream, int64_t tail_cells, int64_t pair_cells,
               DeviceRows* rows = nullptr);
 

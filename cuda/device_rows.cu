@@ -40,6 +40,33 @@ ncclDataType_t nccl_type<unsigned long long>() { return ncclUint64; }
 ncclComm_t as_comm(void* p) { return static_cast<ncclComm_t>(p); }
 #endif
 
+// Copies of a list that follow each other in it, come from one owner and
+// whose source and destination rows both follow on, as one run: one
+// message and one memcpy. Sender and receiver cut the same list alike, so
+// their messages match. `slot`: the run's first row among the list's copies
+// from other ranks (its place in an inbox).
+struct RowRun {
+  int dst, src, count, owner;
+  size_t slot;
+};
+std::vector<RowRun> row_runs(const std::vector<SlabRows::RowCopy>& list, int rank) {
+  std::vector<RowRun> runs;
+  size_t slot = 0;
+  bool open = false;  // the last run may grow
+  for (const SlabRows::RowCopy& w : list) {
+    if (w.owner == rank) {  // the rank's own (a periodic wrap its fill makes)
+      open = false;
+      continue;
+    }
+    RowRun* r = open ? &runs.back() : nullptr;
+    if (r && r->owner == w.owner && w.dst == r->dst + r->count && w.src == r->src + r->count) ++r->count;
+    else runs.push_back({w.dst, w.src, 1, w.owner, slot});
+    open = true;
+    ++slot;
+  }
+  return runs;
+}
+
 }  // namespace
 
 bool nccl_built() { return SIM_HAVE_NCCL != 0; }
@@ -148,6 +175,7 @@ void DeviceRows::transfer(T* field, int pitch, const std::vector<std::vector<Sla
   if (arrivals == 0 && departures == 0) return;  // nothing for this rank (a level another rank holds alone)
   if (add) inbox_.reserve(arrivals * row * sizeof(T), "row arrivals");
   T* inbox = reinterpret_cast<T*>(inbox_.data());
+  ++calls_;
   begin_timing();
   if (host_) {
     host_transfer(field, pitch, wanted, add ? inbox : nullptr);
@@ -157,28 +185,22 @@ void DeviceRows::transfer(T* field, int pitch, const std::vector<std::vector<Sla
   SIM_NCCL(ncclGroupStart());
   for (int q = 0; q < n; ++q) {
     if (q == me) continue;
-    for (const SlabRows::RowCopy& w : wanted[static_cast<size_t>(q)])
-      if (w.owner == me) SIM_NCCL(ncclSend(at_row(w.src), row, nccl_type<T>(), q, c, stream_));
+    for (const RowRun& r : row_runs(wanted[static_cast<size_t>(q)], q))
+      if (r.owner == me) SIM_NCCL(ncclSend(at_row(r.src), r.count * row, nccl_type<T>(), q, c, stream_));
   }
-  size_t k = 0;
-  for (const SlabRows::RowCopy& w : wanted[static_cast<size_t>(me)]) {
-    if (w.owner == me) continue;
-    SIM_NCCL(ncclRecv(add ? inbox + k * row : at_row(w.dst), row, nccl_type<T>(), w.owner, c, stream_));
-    ++k;
-  }
+  for (const RowRun& r : row_runs(wanted[static_cast<size_t>(me)], me))
+    SIM_NCCL(ncclRecv(add ? inbox + r.slot * row : at_row(r.dst), r.count * row, nccl_type<T>(), r.owner, c, stream_));
   SIM_NCCL(ncclGroupEnd());
 #else
   (void)n;
 #endif
   }
   if (add) {  // in list order, as the CPU's fold adds them
-    size_t a = 0;
-    for (const SlabRows::RowCopy& w : wanted[static_cast<size_t>(me)]) {
-      if (w.owner == me) continue;
-      add_row_kernel<T><<<static_cast<unsigned>((row + 255) / 256), 256, 0, stream_>>>(at_row(w.dst), inbox + a * row,
-                                                                                     pitch);
+    for (const RowRun& r : row_runs(wanted[static_cast<size_t>(me)], me)) {
+      const size_t count = r.count * row;
+      add_row_kernel<T><<<static_cast<unsigned>((count + 255) / 256), 256, 0, stream_>>>(
+          at_row(r.dst), inbox + r.slot * row, static_cast<int>(count));
       SIM_CUDA_CHECK_LAUNCH("add_row_kernel");
-      ++a;
     }
   }
   end_timing();
@@ -197,11 +219,15 @@ void DeviceRows::host_transfer(T* field, int pitch, const std::vector<std::vecto
   for (int q = 0; q < n; ++q) {
     if (q == me) continue;
     auto& o = out[static_cast<size_t>(q)];
-    for (const SlabRows::RowCopy& w : wanted[static_cast<size_t>(q)]) {
-      if (w.owner != me) continue;
-      o.resize(o.size() + row);
-      SIM_CUDA_CHECK(cudaMemcpyAsync(o.data() + o.size() - row, at_row(w.src), row * sizeof(T), cudaMemcpyDeviceToHost,
-                                     stream_));
+    for (const SlabRows::RowCopy& w : wanted[static_cast<size_t>(q)])
+      if (w.owner == me) o.resize(o.size() + row);
+    size_t at = 0;
+    for (const RowRun& r : row_runs(wanted[static_cast<size_t>(q)], q)) {
+      if (r.owner != me) continue;
+      const size_t count = r.count * row;
+      SIM_CUDA_CHECK(
+          cudaMemcpyAsync(o.data() + at, at_row(r.src), count * sizeof(T), cudaMemcpyDeviceToHost, stream_));
+      at += count;
     }
   }
   for (const SlabRows::RowCopy& w : wanted[static_cast<size_t>(me)])
@@ -216,14 +242,13 @@ void DeviceRows::host_transfer(T* field, int pitch, const std::vector<std::vecto
     if (!i.empty()) recvs.push_back({q, 6, i.data(), i.size() * sizeof(T)});
   }
   slabs_->comm().exchange(sends, recvs);
-  std::vector<size_t> next(static_cast<size_t>(n), 0);
-  size_t k = 0;
-  for (const SlabRows::RowCopy& w : wanted[static_cast<size_t>(me)]) {
-    if (w.owner == me) continue;
-    const T* src = in[static_cast<size_t>(w.owner)].data() + next[static_cast<size_t>(w.owner)]++ * row;
-    T* dst = inbox ? inbox + k * row : at_row(w.dst);
-    SIM_CUDA_CHECK(cudaMemcpyAsync(dst, src, row * sizeof(T), cudaMemcpyHostToDevice, stream_));
-    ++k;
+  std::vector<size_t> next(static_cast<size_t>(n), 0);  // rows taken from each source's message
+  for (const RowRun& r : row_runs(wanted[static_cast<size_t>(me)], me)) {
+    const size_t count = r.count * row;
+    const T* src = in[static_cast<size_t>(r.owner)].data() + next[static_cast<size_t>(r.owner)] * row;
+    next[static_cast<size_t>(r.owner)] += static_cast<size_t>(r.count);
+    T* dst = inbox ? inbox + r.slot * row : at_row(r.dst);
+    SIM_CUDA_CHECK(cudaMemcpyAsync(dst, src, count * sizeof(T), cudaMemcpyHostToDevice, stream_));
   }
   SIM_CUDA_CHECK(cudaStreamSynchronize(stream_));  // before `in` goes
 }

@@ -72,8 +72,9 @@ class DeviceRows {
     copy_rows(field, pitch_, slabs_->refresh_plan(s));
   }
 
-  // Device time of the transfers so far (synchronises).
+  // Device time of the transfers so far (synchronises), and how many moved rows.
   double comm_ms();
+  int64_t comm_calls() const { return calls_; }
 
  private:
   template <class T>
@@ -87,6 +88,7 @@ class DeviceRows {
   cudaStream_t stream_;
   int pitch_ = 0;
   bool host_ = false;     // the rows through host memory and MPI, not NCCL
+  int64_t calls_ = 0;
   void* nccl_ = nullptr;  // ncclComm_t
   DeviceBuffer<unsigned char> inbox_;  // arrivals to add (fold)
   std::vector<cudaEvent_t> starts_, stops_;  // transfers not yet summed

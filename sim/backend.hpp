@@ -183,6 +183,8 @@ class Backend : public PressureOps {
   // Wall time this rank spent exchanging data with the other ranks of a
   // split run (waits included), or 0 on one rank.
   virtual double comm_ms() { return 0; }
+  // How many exchanges and reductions among ranks made up that time.
+  virtual int64_t comm_calls() { return 0; }
 
   virtual double max_velocity_rate() = 0;  // max over faces of |u|/dx + |v|/dy, for the CFL dt
   virtual void fill_velocity_halo(VelocityField f) = 0;

@@ -292,6 +292,7 @@ class CpuBackend final : public Backend {
   Diagnostics diagnostics() override;
   int64_t nonfinite_particles() override { return ranks_ ? ranks_->sum(nonfinite_) : nonfinite_; }
   double comm_ms() override { return ranks_ ? ranks_->comm_ms() : 0.0; }
+  int64_t comm_calls() override { return ranks_ ? ranks_->comm_calls() : 0; }
   PhaseTimer& timer() override { return timer_; }
 
  private:

@@ -32,16 +32,26 @@ void CpuPoisson::setup_operator(const PoissonHierarchy& h, const real* open) {
 
 // Each level's rows per rank and the rows copied in (sim/parallel/level_rows.hpp).
 void CpuPoisson::plan_split() {
-  std::vector<int> level_ny;
-  for (const Level& L : levels_) level_ny.push_back(L.op.ny);
-  std::vector<LevelRows> rows = split_levels(ranks_.get(), level_ny);
+  std::vector<int> level_nx, level_ny;
+  for (const Level& L : levels_) {
+    level_nx.push_back(L.op.nx);
+    level_ny.push_back(L.op.ny);
+  }
+  // The CPU replicates only by the row rule unless told: its ranks' messages
+  // cost little next to its sweeps.
+  const int64_t replicated = ranks_ ? replicated_cells_from_env(0) : 0;
+  std::vector<LevelRows> rows = split_levels(ranks_.get(), level_nx, level_ny, replicated);
   for (size_t l = 0; l < levels_.size(); ++l) {
     Level& L = levels_[l];
+    L.replicated = rows[l].replicated;
     L.lo = rows[l].lo;
     L.hi = rows[l].hi;
+    L.f_lo = rows[l].f_lo;
+    L.f_hi = rows[l].f_hi;
     L.halo = std::move(rows[l].halo);
     L.below = std::move(rows[l].below);
     L.parents = std::move(rows[l].parents);
+    L.gather = std::move(rows[l].gather);
   }
 }
 
@@ -178,7 +188,8 @@ void CpuPoisson::mg_smooth(int level, int color) {
 // f_{l+1} = sum over the open children of (f_l - A_l e_l); e_{l+1} = 0.
 // Split over ranks: f - A e first on this rank's fine rows (the same float
 // values), the row past the slab from its owner, then this rank's coarse
-// rows from those.
+// rows from those; into the first replicated level, the other ranks'
+// coarse rows copied in after. A replicated fine level restricts alone.
 void CpuPoisson::mg_restrict(int level) {
   Level& F = levels_[level];
   Level& C = levels_[level + 1];
@@ -192,7 +203,7 @@ void CpuPoisson::mg_restrict(int level) {
   auto residual = [=](int c) {
     return f[c] - poisson_apply_point(e[c], e[c - 1], e[c + 1], e[c - P], e[c + P], cx[c], cx[c + 1], cy[c], cy[c + P]);
   };
-  if (!ranks_) {
+  if (!ranks_ || F.replicated) {
     restrict_rows(F, C, residual);
     return;
   }
@@ -205,16 +216,17 @@ void CpuPoisson::mg_restrict(int level) {
     }
   ranks_->copy_rows(res, P, F.below);
   restrict_rows(F, C, [res](int c) { return res[c]; });
+  ranks_->copy_rows(C.f.data(), C.op.pitch, C.gather);
 }
 
-// C.f over the rank's coarse rows: each cell the sum of child(c) over its
+// C.f over the coarse rows the rank restricts (f_lo .. f_hi): each cell the sum of child(c) over its
 // open children, in the order (0, 0), (1, 0), (0, 1), (1, 1).
 template <class Child>
 void CpuPoisson::restrict_rows(const Level& F, Level& C, Child child) {
   const PoissonLevel& fo = F.op;
   const PoissonLevel& co = C.op;
 #pragma omp parallel for schedule(static) if (co.ny >= kParallelRows / 2)
-  for (int J = C.lo; J < C.hi; ++J)
+  for (int J = C.f_lo; J < C.f_hi; ++J)
     for (int I = 0; I < co.nx; ++I) {
       real s = 0;
       for (int dj = 0; dj < 2; ++dj)

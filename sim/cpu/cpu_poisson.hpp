@@ -5,16 +5,17 @@
 // per row and then over rows in order, so results do not depend on the
 // number of threads.
 //
-// Split over ranks (split(), sim/parallel/slab_rows.hpp): every rank holds
+// Split over ranks (split(), sim/parallel/level_rows.hpp): every rank holds
 // every level whole and updates its rows of each: level 0 the slab's rows,
 // level l + 1 the rows whose first child row it owns (so a rank may own
-// none of a coarse level), and the coarsest levels (under 4 rows a rank)
-// rank 0 alone. Each operation that changes a level's halo rows ends with
-// the neighbours' rows copied in; the restriction first copies in the
-// residual rows of its coarse rows' children that others own, the
-// prolongation the parent rows of its fine rows; sums are folded in row
-// order over all ranks. Every value is then the one a single rank
-// computes, bit for bit.
+// none of a coarse level), and the coarsest levels (under 4 rows a rank, or
+// at most SIM_MG_REPLICATED_CELLS cells) all of them, on every rank. Each
+// operation that changes a level's halo rows ends with the neighbours'
+// rows copied in; the restriction first copies in the residual rows of its
+// coarse rows' children that others own (into the first replicated level:
+// then the other ranks' coarse rows), the prolongation the parent rows of
+// its fine rows; sums are folded in row order over all ranks. Every value
+// is then the one a single rank computes, bit for bit.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -60,10 +61,13 @@ class CpuPoisson {
     std::vector<uint8_t> open;     // 1 where a cell holds fluid (any child open, on coarse levels)
     std::vector<real> e, f;        // correction and right-hand side, float32
     std::vector<real> res;         // split: f - A e on the rank's rows, for the restriction
-    int lo = 0, hi = 0;            // the rows this rank updates
+    bool replicated = false;       // split: every rank updates every row (LevelRows)
+    int lo = 0, hi = 0;            // the rows this rank smooths and prolongs into
+    int f_lo = 0, f_hi = 0;        // the rows whose right-hand side it restricts
     // split: rows each rank copies in: halo rows; the residual rows its coarse
-    // rows' children need (restriction); this level's rows its finer rows need (prolongation)
-    std::vector<std::vector<SlabRows::RowCopy>> halo, below, parents;
+    // rows' children need (restriction); this level's rows its finer rows need
+    // (prolongation); the other ranks' restricted rows (first replicated level)
+    std::vector<std::vector<SlabRows::RowCopy>> halo, below, parents, gather;
   };
   void plan_split();
   template <class Child>

@@ -1,8 +1,14 @@
 #include "sim/parallel/level_rows.hpp"
 
+#include <cerrno>
+#include <cstdlib>
+#include <stdexcept>
+#include <string>
+
 namespace sim {
 
 namespace {
+// The rank whose share holds `row`.
 int owner(const LevelRows& L, int row) {
   for (size_t r = 0; r + 1 < L.first.size(); ++r)
     if (row >= L.first[r] && row < L.first[r + 1]) return static_cast<int>(r);
@@ -10,33 +16,50 @@ int owner(const LevelRows& L, int row) {
 }
 }  // namespace
 
-std::vector<LevelRows> split_levels(const SlabRows* ranks, const std::vector<int>& level_ny) {
+int64_t replicated_cells_from_env(int64_t fallback) {
+  const char* s = std::getenv("SIM_MG_REPLICATED_CELLS");
+  if (s == nullptr || *s == '\0') return fallback;
+  errno = 0;
+  char* end = nullptr;
+  const long long v = std::strtoll(s, &end, 10);
+  if (errno != 0 || *end != '\0' || v < 0)
+    throw std::runtime_error(std::string("SIM_MG_REPLICATED_CELLS=") + s + ": a count of cells (an integer >= 0)");
+  return static_cast<int64_t>(v);
+}
+
+std::vector<LevelRows> split_levels(const SlabRows* ranks, const std::vector<int>& level_nx,
+                                    const std::vector<int>& level_ny, int64_t replicated_cells) {
+  if (level_nx.size() != level_ny.size()) throw std::invalid_argument("split_levels: level_nx and level_ny differ in length");
   const int n = ranks ? ranks->ranks() : 1;
   const int me = ranks ? ranks->rank() : 0;
   const size_t levels = level_ny.size();
   std::vector<LevelRows> out(levels);
+  size_t first_replicated = levels;
   for (size_t l = 0; l < levels; ++l) {
     LevelRows& L = out[l];
     const int ny = level_ny[l];
     L.first.assign(static_cast<size_t>(n) + 1, 0);
-    const bool gathered = ranks && l > 0 && (out[l - 1].first[1] == level_ny[l - 1] || ny < kGatherRowsPerRank * n);
     for (int r = 0; r < n; ++r)
-      L.first[static_cast<size_t>(r)] = !ranks     ? 0
-                                        : l == 0   ? ranks->first_row(r)
-                                        : gathered ? (r == 0 ? 0 : ny)
-                                                   : (out[l - 1].first[static_cast<size_t>(r)] + 1) / 2;
+      L.first[static_cast<size_t>(r)] = !ranks   ? 0
+                                        : l == 0 ? ranks->first_row(r)
+                                                 : (out[l - 1].first[static_cast<size_t>(r)] + 1) / 2;
     L.first[static_cast<size_t>(n)] = ny;
-    L.lo = L.first[static_cast<size_t>(me)];
-    L.hi = L.first[static_cast<size_t>(me) + 1];
+    const int64_t cells = static_cast<int64_t>(level_nx[l]) * ny;
+    L.replicated = n > 1 && l > 0 &&
+                   (l > first_replicated || ny < kGatherRowsPerRank * n || cells <= replicated_cells);
+    if (L.replicated && first_replicated == levels) first_replicated = l;
+    const int share_lo = L.first[static_cast<size_t>(me)], share_hi = L.first[static_cast<size_t>(me) + 1];
+    L.lo = L.replicated ? 0 : share_lo;
+    L.hi = L.replicated ? ny : share_hi;
+    L.f_lo = L.replicated && l > first_replicated ? 0 : share_lo;
+    L.f_hi = L.replicated && l > first_replicated ? ny : share_hi;
   }
   if (!ranks) return out;
   const bool periodic = ranks->periodic_y();
   for (size_t l = 0; l < levels; ++l) {
     LevelRows& L = out[l];
     const int ny = level_ny[l];
-    L.halo.assign(static_cast<size_t>(n), {});
-    L.below.assign(static_cast<size_t>(n), {});
-    L.parents.assign(static_cast<size_t>(n), {});
+    for (auto* list : {&L.halo, &L.below, &L.parents, &L.gather}) list->assign(static_cast<size_t>(n), {});
     for (int q = 0; q < n; ++q) {
       auto want = [&](std::vector<SlabRows::RowCopy>& list, int dst) {
         int src = dst;
@@ -51,16 +74,18 @@ std::vector<LevelRows> split_levels(const SlabRows* ranks, const std::vector<int
         list.push_back({dst, src, o});
       };
       const int lo = L.first[static_cast<size_t>(q)], hi = L.first[static_cast<size_t>(q) + 1];
-      if (lo < hi) {
+      if (!L.replicated && lo < hi) {
         want(L.halo[static_cast<size_t>(q)], lo - 1);
         want(L.halo[static_cast<size_t>(q)], hi);
       }
-      if (l >= 1) {
+      if (l == first_replicated)
+        for (int j = 0; j < ny; ++j) want(L.gather[static_cast<size_t>(q)], j);
+      if (l >= 1 && !L.replicated) {
         const LevelRows& F = out[l - 1];
         for (int j = F.first[static_cast<size_t>(q)]; j < F.first[static_cast<size_t>(q) + 1]; ++j)
           want(L.parents[static_cast<size_t>(q)], j / 2);
       }
-      if (l + 1 < levels) {
+      if (l + 1 < levels && !L.replicated) {
         const LevelRows& C = out[l + 1];
         for (int J = C.first[static_cast<size_t>(q)]; J < C.first[static_cast<size_t>(q) + 1]; ++J)
           for (int j = 2 * J; j <= 2 * J + 1 && j < ny; ++j) want(L.below[static_cast<size_t>(q)], j);

@@ -2,14 +2,23 @@
 // the rows it copies in from other ranks, planned once for both backends
 // (sim/cpu/cpu_poisson.cpp, cuda/cuda_poisson.cpp).
 //
-// Level 0 is the slabs; a coarser level's rows go to the rank that owns the
-// first child row, until a level has fewer than kGatherRowsPerRank rows a
-// rank: that level and the coarser ones are all rank 0's (a few thousand
-// cells, where a sweep over ranks would be mostly messages). Each rank then
-// copies in its halo rows (wrapped on a periodic y), the parent rows of its
-// fine rows (the prolongation's), and the children of its coarse rows that
-// others own (the restriction's).
+// Level 0 is the slabs. A coarser level is shared out by the rows' first
+// children: a rank's share is the coarse rows whose first child row it
+// owns. From the first level with at most `replicated_cells` cells, or with
+// fewer than kGatherRowsPerRank rows a rank, every level is replicated:
+// each rank holds and updates all of its rows (the same arithmetic on the
+// same values on every rank, so the same bits as one rank), and no row of
+// it moves again. A sweep of such a level over ranks would be mostly
+// messages; replicated, the V-cycle below it costs no message at all.
+// The restriction into the first replicated level is still shared: each
+// rank restricts its share, then copies in the others' (`gather`).
+//
+// Each rank copies in, on a level shared out: its halo rows (wrapped on a
+// periodic y) and the parent rows of its fine rows (the prolongation's);
+// on the level above a shared-out or first replicated level: the children
+// of its share that others own (the restriction's residual rows).
 #pragma once
+#include <cstdint>
 #include <vector>
 
 #include "sim/parallel/slab_rows.hpp"
@@ -19,16 +28,28 @@ namespace sim {
 constexpr int kGatherRowsPerRank = 4;
 
 struct LevelRows {
-  std::vector<int> first;  // each rank's first row, and past the last one's
-  int lo = 0, hi = 0;      // the rows this rank updates
+  std::vector<int> first;   // each rank's share's first row, and past the last one's
+  bool replicated = false;  // every rank updates every row
+  int lo = 0, hi = 0;       // the rows this rank smooths and prolongs into: its share, or all
+  int f_lo = 0, f_hi = 0;   // the rows whose right-hand side it restricts: its share, or all
+                            // below the first replicated level
   // Rows each rank copies in (SlabRows::copy_rows): its halo rows; the
-  // residual rows its coarse rows' children need (below: on the finer level
-  // of the two); this level's rows its finer rows need (parents).
-  std::vector<std::vector<SlabRows::RowCopy>> halo, below, parents;
+  // residual rows its share's children need (below: on the finer level of
+  // the two); this level's rows its finer rows need (parents); on the first
+  // replicated level, the right-hand side rows of the other ranks' shares
+  // (gather).
+  std::vector<std::vector<SlabRows::RowCopy>> halo, below, parents, gather;
 };
 
-// `level_ny`: the rows of each level, finest first. Without `ranks`
-// (one process): every level's rows [0, ny) and no copies.
-std::vector<LevelRows> split_levels(const SlabRows* ranks, const std::vector<int>& level_ny);
+// `level_nx`, `level_ny`: the cells of each level, finest first. Without
+// `ranks` (one process): every level's rows [0, ny) and no copies.
+std::vector<LevelRows> split_levels(const SlabRows* ranks, const std::vector<int>& level_nx,
+                                    const std::vector<int>& level_ny, int64_t replicated_cells);
+
+// The `replicated_cells` of a backend: SIM_MG_REPLICATED_CELLS from the
+// environment when set (a count of cells, 0 for none but the row rule),
+// else `fallback`. Throws std::runtime_error, one line, for a value that is
+// not a non-negative integer.
+int64_t replicated_cells_from_env(int64_t fallback);
 
 }  // namespace sim

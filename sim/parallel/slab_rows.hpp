@@ -121,13 +121,16 @@ class SlabRows {
   // comm_ms.
   template <class F>
   void timed(F&& f) const {
+    ++comm_calls_;
     const auto t0 = std::chrono::steady_clock::now();
     f();
     comm_ms_ += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   }
 
-  // Wall time spent in this object's calls (waits for other ranks included).
+  // Wall time spent in this object's calls (waits for other ranks included),
+  // and how many there were.
   double comm_ms() const { return comm_ms_; }
+  int64_t comm_calls() const { return comm_calls_; }
 
  private:
   // Rows (global, in [0, ny] ) that `rank`'s deposits reach and another
@@ -150,6 +153,7 @@ class SlabRows {
   std::vector<int> borrowed_u_, borrowed_v_;
   std::vector<std::vector<RowCopy>> halo_cell_, halo_u_, halo_v_, wide_;
   mutable double comm_ms_ = 0;
+  mutable int64_t comm_calls_ = 0;
 };
 
 }  // namespace sim

@@ -27,6 +27,7 @@ for r in rows:
     assert float(r["iterations_per_step"]) == it1, f"{n} ranks: {r['iterations_per_step']} iterations/step, one rank {it1}"
     assert abs(float(r["efficiency"]) - t1 / (n * t)) < 1e-6, f"{n} ranks: efficiency {r['efficiency']}"
     assert (float(r["comm_ms_max"]) > 0) == (n > 1), f"{n} ranks: communication {r['comm_ms_max']} ms"
+    assert (float(r["comm_calls"]) > 0) == (n > 1), f"{n} ranks: {r['comm_calls']} communication calls a step"
     assert int(r["rows_max"]) == -(-48 // n), f"{n} ranks: {r['rows_max']} rows at most"
 print(f"bench_ranks: 1, 2, 3 ranks, {it1:g} iterations/step on each, efficiency {', '.join(r['efficiency'][:5] for r in rows)}")
 PY

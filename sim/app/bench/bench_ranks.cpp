@@ -46,6 +46,7 @@ void measure_ranks(const Config& c, const SimState& state, const BenchOptions& o
   comm.barrier();
   b.timer().reset();
   const double comm0 = b.comm_ms();
+  const int64_t calls0 = b.comm_calls();
   double sweeps = 0;
   const auto t0 = std::chrono::steady_clock::now();
   for (int64_t s = 0; s < opts.steps; ++s) sweeps += sim.step().pressure.iterations;
@@ -53,6 +54,7 @@ void measure_ranks(const Config& c, const SimState& state, const BenchOptions& o
   const double steps = static_cast<double>(std::max<int64_t>(opts.steps, 1));
   const double wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   const double comm_ms = b.comm_ms() - comm0;
+  const double calls = comm.allreduce_max(static_cast<double>(b.comm_calls() - calls0)) / steps;
   // The run's time is the slowest rank's; each rank's own split of it.
   const double total_ms = comm.allreduce_max(wall_ms) / steps;
   const std::vector<double> comms = comm.allgather(comm_ms / steps);
@@ -80,6 +82,7 @@ void measure_ranks(const Config& c, const SimState& state, const BenchOptions& o
   row.set("comm_ms_min", *cmin);
   row.set("comm_ms_max", *cmax);
   row.set("comm_pct", 100.0 * *cmax / total_ms);
+  row.set("comm_calls", calls);
   row.set("work_ms_min", *rmin);
   row.set("work_ms_max", *rmax);
   row.set("busiest_rank", static_cast<double>(rmax - rest.begin()));
@@ -97,7 +100,7 @@ const std::vector<std::string>& ranks_columns() {
   static const std::vector<std::string> c = {
       "ranks",       "threads_per_rank", "rows_min",    "rows_max",    "steps",       "iterations_per_step",
       "total_ms",    "steps_per_s",      "speedup",     "efficiency",  "comm_ms_min", "comm_ms_max",
-      "comm_pct",    "work_ms_min",      "work_ms_max", "busiest_rank", "particles_ms", "momentum_ms",
+      "comm_pct",    "comm_calls",       "work_ms_min",      "work_ms_max", "busiest_rank", "particles_ms", "momentum_ms",
       "pressure_ms", "pressure_ms_min",  "pressure_ms_max", "project_ms", "error"};
   return c;
 }

@@ -168,6 +168,7 @@ void print_bench_table(std::ostream& os, const BenchReport& r) {
                 {"comm min", 8, nullptr, "comm_ms_min", "%.3f"},
                 {"comm max", 8, nullptr, "comm_ms_max", "%.3f"},
                 {"%comm", 5, nullptr, "comm_pct", "%.1f"},
+                {"calls", 6, nullptr, "comm_calls", "%.0f"},
                 {"work min", 8, nullptr, "work_ms_min", "%.3f"},
                 {"work max", 8, nullptr, "work_ms_max", "%.3f"},
                 {"busiest", 7, nullptr, "busiest_rank", "%.0f"},
