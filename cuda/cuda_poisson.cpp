@@ -170,6 +170,28 @@ void CudaPoisson::exchange_e(int level) {
   if (rows_) rows_->copy_rows(levels_[level].e, levels_[level].pitch, split_[static_cast<size_t>(level)].halo);
 }
 
+template <class T, class Launch>
+void CudaPoisson::rows_then_copy(const DeviceLevel& l, Launch launch, T* field,
+                                 const std::vector<std::vector<SlabRows::RowCopy>>& list) {
+  const int rows = l.j_hi - l.j_lo;
+  if (!rows_ || !rows_->overlaps() || rows < 3 || static_cast<int64_t>(l.nx) * rows < kOverlapCells) {
+    launch(l);
+    if (rows_) rows_->copy_rows(field, l.pitch, list);
+    return;
+  }
+  DeviceLevel part = l;
+  part.j_hi = l.j_lo + 1;
+  launch(part);
+  part.j_lo = l.j_hi - 1;
+  part.j_hi = l.j_hi;
+  launch(part);
+  rows_->copy_rows_beside(field, l.pitch, list);
+  part.j_lo = l.j_lo + 1;
+  part.j_hi = l.j_hi - 1;
+  launch(part);
+  rows_->join();
+}
+
 const double* CudaPoisson::mean_on_device(const float* rhs) {
   if (!singular_ || fluid_cells_ <= 0) return nullptr;
   pcg_sum_rhs(stream_, levels_[0], rhs, partials_.data());
@@ -192,9 +214,14 @@ void CudaPoisson::flush_load() {
 
 void CudaPoisson::launch_smooth(int level, int color) {
   const DeviceLevel& l = levels_[level];
-  mg_smooth(stream_, l, ghosts_, color, !halo_races_[level]);
-  if (halo_races_[level]) mg_halo(stream_, l, ghosts_);
-  exchange_e(level);
+  if (halo_races_[level]) {  // the halo after the whole sweep: nothing to send before it
+    mg_smooth(stream_, l, ghosts_, color, false);
+    mg_halo(stream_, l, ghosts_);
+    exchange_e(level);
+    return;
+  }
+  rows_then_copy(l, [&](const DeviceLevel& part) { mg_smooth(stream_, part, ghosts_, color, true); }, l.e,
+                 split_[static_cast<size_t>(level)].halo);
 }
 
 void CudaPoisson::flush_smooth() {
@@ -249,8 +276,8 @@ void CudaPoisson::smooth(int level, int color) {
   if (level == 0 && load_pending_) {
     flush_smooth();
     load_pending_ = false;
-    mg_load_smooth(stream_, levels_[0], ghosts_, r_.data(), color);
-    exchange_e(0);
+    rows_then_copy(levels_[0], [&](const DeviceLevel& part) { mg_load_smooth(stream_, part, ghosts_, r_.data(), color); },
+                   levels_[0].e, split_[0].halo);
     return;
   }
   flush_load();
@@ -296,8 +323,8 @@ void CudaPoisson::prolong_to(int level) {
   flush();
   if (rows_)  // the parents of this rank's fine rows that others own
     rows_->copy_rows(levels_[level + 1].e, levels_[level + 1].pitch, split_[static_cast<size_t>(level) + 1].parents);
-  mg_prolong(stream_, levels_[level], levels_[level + 1], ghosts_);
-  exchange_e(level);
+  rows_then_copy(levels_[level], [&](const DeviceLevel& part) { mg_prolong(stream_, part, levels_[level + 1], ghosts_); },
+                 levels_[level].e, split_[static_cast<size_t>(level)].halo);
 }
 
 double CudaPoisson::dot_rz() {
@@ -308,8 +335,8 @@ double CudaPoisson::dot_rz() {
 
 void CudaPoisson::direction(double beta) {
   flush();
-  pcg_direction(stream_, levels_[0], ghosts_, levels_[0].e, beta, p_.data());
-  if (rows_) rows_->copy_rows(p_.data(), levels_[0].pitch, split_[0].halo);
+  rows_then_copy(levels_[0], [&](const DeviceLevel& part) { pcg_direction(stream_, part, ghosts_, part.e, beta, p_.data()); },
+                 p_.data(), split_[0].halo);
 }
 
 double CudaPoisson::apply() {

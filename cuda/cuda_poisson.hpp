@@ -100,6 +100,20 @@ class CudaPoisson {
   double read_scalar(int slot);  // synchronises
   double finish_sum(int n_partials, int slot);  // partials -> scal_[slot], read back (summed over ranks)
   void exchange_e(int level);  // over ranks: the halo rows of level's e
+  // launch(rows) over the rows of `l` this rank updates, then over ranks
+  // the copy of `list`'s rows of `field`: through NCCL on levels of at least
+  // kOverlapCells own cells, the two edge rows first and their copy beside
+  // the interior rows' launch (the copy reads only the edge rows and writes
+  // only halo rows, which the interior neither writes nor reads). Every
+  // launch here is per cell over l.j_lo .. l.j_hi, so the values are the
+  // same as one launch's.
+  template <class T, class Launch>
+  void rows_then_copy(const DeviceLevel& l, Launch launch, T* field,
+                      const std::vector<std::vector<SlabRows::RowCopy>>& list);
+  // Own cells from which a level's halo copy goes beside its interior rows
+  // (a guess, not yet measured on two GPUs: below it the interior launch is
+  // too short to hide a message behind, and the edge launches cost two).
+  static constexpr int64_t kOverlapCells = int64_t(1) << 18;
   const double* mean_on_device(const float* rhs);  // scal_ + 3, or null when not singular
 
   cudaStream_t stream_;

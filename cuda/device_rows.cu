@@ -118,6 +118,9 @@ DeviceRows::DeviceRows(std::shared_ptr<const SlabRows> slabs, cudaStream_t strea
   ncclComm_t c = nullptr;
   SIM_NCCL(ncclCommInitRank(&c, comm.size(), uid, comm.rank()));
   nccl_ = c;
+  SIM_CUDA_CHECK(cudaStreamCreateWithFlags(&side_, cudaStreamNonBlocking));
+  SIM_CUDA_CHECK(cudaEventCreateWithFlags(&ready_, cudaEventDisableTiming));
+  SIM_CUDA_CHECK(cudaEventCreateWithFlags(&done_, cudaEventDisableTiming));
 #else
   (void)shared;
   throw std::runtime_error("cuda: this sim was built without NCCL, which GPU ranks exchange their rows through");
@@ -125,6 +128,10 @@ DeviceRows::DeviceRows(std::shared_ptr<const SlabRows> slabs, cudaStream_t strea
 }
 
 DeviceRows::~DeviceRows() {
+  if (side_) (void)cudaStreamSynchronize(side_);
+  for (cudaEvent_t e : {ready_, done_})
+    if (e) (void)cudaEventDestroy(e);
+  if (side_) (void)cudaStreamDestroy(side_);
   for (cudaEvent_t e : starts_) (void)cudaEventDestroy(e);
   for (cudaEvent_t e : stops_) (void)cudaEventDestroy(e);
 #if SIM_HAVE_NCCL
@@ -132,18 +139,18 @@ DeviceRows::~DeviceRows() {
 #endif
 }
 
-void DeviceRows::begin_timing() {
+void DeviceRows::begin_timing(cudaStream_t on) {
   cudaEvent_t e;
   SIM_CUDA_CHECK(cudaEventCreate(&e));
   starts_.push_back(e);
-  SIM_CUDA_CHECK(cudaEventRecord(e, stream_));
+  SIM_CUDA_CHECK(cudaEventRecord(e, on));
 }
 
-void DeviceRows::end_timing() {
+void DeviceRows::end_timing(cudaStream_t on) {
   cudaEvent_t e;
   SIM_CUDA_CHECK(cudaEventCreate(&e));
   stops_.push_back(e);
-  SIM_CUDA_CHECK(cudaEventRecord(e, stream_));
+  SIM_CUDA_CHECK(cudaEventRecord(e, on));
   if (stops_.size() >= 256) (void)comm_ms();  // fold the oldest pairs, long finished by now
 }
 
@@ -162,7 +169,8 @@ double DeviceRows::comm_ms() {
 }
 
 template <class T>
-void DeviceRows::transfer(T* field, int pitch, const std::vector<std::vector<SlabRows::RowCopy>>& wanted, bool add) {
+bool DeviceRows::transfer(T* field, int pitch, const std::vector<std::vector<SlabRows::RowCopy>>& wanted, bool add,
+                          cudaStream_t on) {
   const int me = slabs_->rank(), n = slabs_->ranks();
   const size_t row = static_cast<size_t>(pitch);
   auto at_row = [&](int r) { return field + static_cast<size_t>(r + 1) * row; };
@@ -172,11 +180,11 @@ void DeviceRows::transfer(T* field, int pitch, const std::vector<std::vector<Sla
   for (int q = 0; q < n; ++q)
     if (q != me)
       for (const SlabRows::RowCopy& w : wanted[static_cast<size_t>(q)]) departures += w.owner == me ? 1 : 0;
-  if (arrivals == 0 && departures == 0) return;  // nothing for this rank (a level another rank holds alone)
+  if (arrivals == 0 && departures == 0) return false;  // nothing for this rank
   if (add) inbox_.reserve(arrivals * row * sizeof(T), "row arrivals");
   T* inbox = reinterpret_cast<T*>(inbox_.data());
   ++calls_;
-  begin_timing();
+  begin_timing(on);
   if (host_) {
     host_transfer(field, pitch, wanted, add ? inbox : nullptr);
   } else {
@@ -186,10 +194,10 @@ void DeviceRows::transfer(T* field, int pitch, const std::vector<std::vector<Sla
   for (int q = 0; q < n; ++q) {
     if (q == me) continue;
     for (const RowRun& r : row_runs(wanted[static_cast<size_t>(q)], q))
-      if (r.owner == me) SIM_NCCL(ncclSend(at_row(r.src), r.count * row, nccl_type<T>(), q, c, stream_));
+      if (r.owner == me) SIM_NCCL(ncclSend(at_row(r.src), r.count * row, nccl_type<T>(), q, c, on));
   }
   for (const RowRun& r : row_runs(wanted[static_cast<size_t>(me)], me))
-    SIM_NCCL(ncclRecv(add ? inbox + r.slot * row : at_row(r.dst), r.count * row, nccl_type<T>(), r.owner, c, stream_));
+    SIM_NCCL(ncclRecv(add ? inbox + r.slot * row : at_row(r.dst), r.count * row, nccl_type<T>(), r.owner, c, on));
   SIM_NCCL(ncclGroupEnd());
 #else
   (void)n;
@@ -198,12 +206,13 @@ void DeviceRows::transfer(T* field, int pitch, const std::vector<std::vector<Sla
   if (add) {  // in list order, as the CPU's fold adds them
     for (const RowRun& r : row_runs(wanted[static_cast<size_t>(me)], me)) {
       const size_t count = r.count * row;
-      add_row_kernel<T><<<static_cast<unsigned>((count + 255) / 256), 256, 0, stream_>>>(
+      add_row_kernel<T><<<static_cast<unsigned>((count + 255) / 256), 256, 0, on>>>(
           at_row(r.dst), inbox + r.slot * row, static_cast<int>(count));
       SIM_CUDA_CHECK_LAUNCH("add_row_kernel");
     }
   }
-  end_timing();
+  end_timing(on);
+  return true;
 }
 
 // The rows through host memory and MPI (Comm::exchange): the stream's work
@@ -255,12 +264,31 @@ void DeviceRows::host_transfer(T* field, int pitch, const std::vector<std::vecto
 
 template <class T>
 void DeviceRows::copy_rows(T* field, int pitch, const std::vector<std::vector<SlabRows::RowCopy>>& wanted) {
-  transfer(field, pitch, wanted, false);
+  join();
+  transfer(field, pitch, wanted, false, stream_);
+}
+
+template <class T>
+void DeviceRows::copy_rows_beside(T* field, int pitch, const std::vector<std::vector<SlabRows::RowCopy>>& wanted) {
+  join();
+  if (host_) return (void)transfer(field, pitch, wanted, false, stream_);
+  SIM_CUDA_CHECK(cudaEventRecord(ready_, stream_));
+  SIM_CUDA_CHECK(cudaStreamWaitEvent(side_, ready_, 0));
+  if (!transfer(field, pitch, wanted, false, side_)) return;
+  SIM_CUDA_CHECK(cudaEventRecord(done_, side_));
+  pending_ = true;
+}
+
+void DeviceRows::join() {
+  if (!pending_) return;
+  pending_ = false;
+  SIM_CUDA_CHECK(cudaStreamWaitEvent(stream_, done_, 0));
 }
 
 template <class T>
 void DeviceRows::fold(T* field, Stagger s) {
-  transfer(field, pitch_, slabs_->fold_plan(s), true);
+  join();
+  transfer(field, pitch_, slabs_->fold_plan(s), true, stream_);
   for (const int r : slabs_->borrowed(s))
     SIM_CUDA_CHECK(cudaMemsetAsync(field + static_cast<size_t>(r + 1) * pitch_, 0, sizeof(T) * pitch_, stream_));
 }
@@ -269,6 +297,8 @@ template void DeviceRows::copy_rows<float>(float*, int, const std::vector<std::v
 template void DeviceRows::copy_rows<double>(double*, int, const std::vector<std::vector<SlabRows::RowCopy>>&);
 template void DeviceRows::copy_rows<unsigned long long>(unsigned long long*, int,
                                                         const std::vector<std::vector<SlabRows::RowCopy>>&);
+template void DeviceRows::copy_rows_beside<float>(float*, int, const std::vector<std::vector<SlabRows::RowCopy>>&);
+template void DeviceRows::copy_rows_beside<double>(double*, int, const std::vector<std::vector<SlabRows::RowCopy>>&);
 template void DeviceRows::fold<float>(float*, Stagger);
 template void DeviceRows::fold<unsigned long long>(unsigned long long*, Stagger);
 

@@ -72,20 +72,37 @@ class DeviceRows {
     copy_rows(field, pitch_, slabs_->refresh_plan(s));
   }
 
+  // copy_rows beside the work enqueued after it: the copy waits for the
+  // stream's work so far and runs on a stream of its own, and join() makes
+  // the stream wait for it. The caller must not touch the copied rows in
+  // between (it runs the interior rows of a level while the edge rows it
+  // sends and the halo rows it receives travel). Through host memory it is
+  // copy_rows, and join() does nothing.
+  template <class T>
+  void copy_rows_beside(T* field, int pitch, const std::vector<std::vector<SlabRows::RowCopy>>& wanted);
+  void join();
+  // Whether copy_rows_beside overlaps (NCCL), or waits (host memory).
+  bool overlaps() const { return !host_; }
+
   // Device time of the transfers so far (synchronises), and how many moved rows.
   double comm_ms();
   int64_t comm_calls() const { return calls_; }
 
  private:
+  // Enqueues on `on` (stream_ or side_); false when nothing moved for this rank.
   template <class T>
-  void transfer(T* field, int pitch, const std::vector<std::vector<SlabRows::RowCopy>>& wanted, bool add);
+  bool transfer(T* field, int pitch, const std::vector<std::vector<SlabRows::RowCopy>>& wanted, bool add,
+                cudaStream_t on);
   template <class T>
   void host_transfer(T* field, int pitch, const std::vector<std::vector<SlabRows::RowCopy>>& wanted, T* inbox);
-  void begin_timing();
-  void end_timing();
+  void begin_timing(cudaStream_t on);
+  void end_timing(cudaStream_t on);
 
   std::shared_ptr<const SlabRows> slabs_;
   cudaStream_t stream_;
+  cudaStream_t side_ = nullptr;  // copy_rows_beside's (NCCL)
+  cudaEvent_t ready_ = nullptr, done_ = nullptr;
+  bool pending_ = false;  // a copy beside that the stream has not joined yet
   int pitch_ = 0;
   bool host_ = false;     // the rows through host memory and MPI, not NCCL
   int64_t calls_ = 0;
