@@ -48,7 +48,8 @@ void print_summary(std::ostream& os, const RunSummary& s) {
     if (*rhi != *rlo) os << "-" << *rhi;
     os << " rows; communication (reductions, halo rows, transposes, deposit folds, migration; waits included) "
        << fmt("%.1f", *lo) << "-" << fmt("%.1f", *hi) << " ms per rank, " << fmt("%.1f", 100.0 * *hi / std::max(1e-9, wall_ms))
-       << "% of the wall time at most\n";
+       << "% of the wall time at most, in " << fmt("%.0f", s.comm_calls_max / steps)
+       << " exchanges and reductions a step\n";
     // Each rank's share, up to 16 of them (mpirun -np N sim bench compares rank counts).
     if (s.ranks <= 16)
       for (int r = 0; r < s.ranks; ++r) {

@@ -30,6 +30,7 @@ struct RunSummary {
   int ranks = 1;
   std::vector<int> rank_rows;
   std::vector<double> rank_comm_ms;
+  double comm_calls_max = 0;  // exchanges and reductions of the busiest rank, all steps
   bool collective_output = false;  // snapshots written by all ranks together (parallel HDF5)
 };
 

@@ -290,6 +290,7 @@ int run(const Config& cfg, const RunOptions& opts, std::ostream& out, std::ostre
     s.ranks = comm.size();
     s.collective_output = output.collective();
     s.rank_comm_ms = comm.allgather(sim.backend().comm_ms());
+    s.comm_calls_max = comm.allreduce_max(static_cast<double>(sim.backend().comm_calls()));
     for (int r = 0; r < comm.size(); ++r) s.rank_rows.push_back(slabs->end_row(r) - slabs->first_row(r));
   }
   if (speed == 0 && talk) {
