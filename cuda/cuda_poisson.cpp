@@ -174,7 +174,8 @@ template <class T, class Launch>
 void CudaPoisson::rows_then_copy(const DeviceLevel& l, Launch launch, T* field,
                                  const std::vector<std::vector<SlabRows::RowCopy>>& list) {
   const int rows = l.j_hi - l.j_lo;
-  if (!rows_ || !rows_->overlaps() || rows < 3 || static_cast<int64_t>(l.nx) * rows < kOverlapCells) {
+  if (!rows_ || !rows_->overlaps() || rows < 3 || static_cast<int64_t>(l.nx) * rows < kOverlapCells ||
+      !rows_->slabs().moves(list)) {
     launch(l);
     if (rows_) rows_->copy_rows(field, l.pitch, list);
     return;

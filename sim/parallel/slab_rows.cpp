@@ -158,17 +158,17 @@ void SlabRows::gather(T* field) const {
   std::memcpy(field, all.data(), all.size());
 }
 
+bool SlabRows::moves(const std::vector<std::vector<RowCopy>>& wanted) const {
+  const int me = comm_.rank();
+  for (size_t q = 0; q < wanted.size(); ++q)
+    for (const RowCopy& w : wanted[q])
+      if (w.owner != static_cast<int>(q) && (static_cast<int>(q) == me || w.owner == me)) return true;
+  return false;
+}
+
 template <class T>
 void SlabRows::copy_rows(T* field, int pitch, const std::vector<std::vector<RowCopy>>& wanted) const {
-  const int me = comm_.rank();
-  bool moves = false;  // anything for this rank to send or receive (the messages are point to point)
-  for (size_t q = 0; q < wanted.size() && !moves; ++q)
-    for (const RowCopy& w : wanted[q])
-      if (w.owner != static_cast<int>(q) && (static_cast<int>(q) == me || w.owner == me)) {
-        moves = true;
-        break;
-      }
-  if (!moves) return;
+  if (!moves(wanted)) return;
   Timed t(comm_ms_, comm_calls_);
   transfer_rows(field, pitch, wanted, false);
 }

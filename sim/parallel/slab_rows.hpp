@@ -81,6 +81,9 @@ class SlabRows {
   // field with `pitch` values a row, whose row j is storage row j + 1.
   template <class T>
   void copy_rows(T* field, int pitch, const std::vector<std::vector<RowCopy>>& wanted) const;
+  // Whether `wanted` has a row for this rank to send or receive (a copy
+  // without one is no call at all: the messages are point to point).
+  bool moves(const std::vector<std::vector<RowCopy>>& wanted) const;
 
   // exchange_halo as row copies, for a transport that moves whole rows
   // (the GPU's): after its own boundary fill, each rank q takes wanted[q]
