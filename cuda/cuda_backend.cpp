@@ -225,12 +225,15 @@ class CudaBackend final : public Backend {
   void velocity_halo(real* u, real* v) {
     cuda::fill_velocity_halo(exec_, u, v);
     if (!rows_) return;
-    rows_->exchange_halo(u, Stagger::u_face);
-    rows_->exchange_halo(v, Stagger::v_face);
-    if (cfg_.advection == AdvectionScheme::quick) {  // the rows two out
-      rows_->copy_rows(u, g_.pitch, ranks_->wide_plan());
-      rows_->copy_rows(v, g_.pitch, ranks_->wide_plan());
-    }
+    rows_->together([&] {  // one exchange
+      rows_->exchange_halo(u, Stagger::u_face);
+      rows_->exchange_halo(v, Stagger::v_face);
+    });
+    if (cfg_.advection == AdvectionScheme::quick)  // the rows two out: after the halo rows they may come from
+      rows_->together([&] {
+        rows_->copy_rows(u, g_.pitch, ranks_->wide_plan());
+        rows_->copy_rows(v, g_.pitch, ranks_->wide_plan());
+      });
   }
 
   // The coupled step (sim/particle_physics.hpp): with two-way coupling the

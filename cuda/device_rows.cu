@@ -183,8 +183,13 @@ bool DeviceRows::transfer(T* field, int pitch, const std::vector<std::vector<Sla
   if (arrivals == 0 && departures == 0) return false;  // nothing for this rank
   if (add) inbox_.reserve(arrivals * row * sizeof(T), "row arrivals");
   T* inbox = reinterpret_cast<T*>(inbox_.data());
-  ++calls_;
-  begin_timing(on);
+  if (grouped_) {
+    if (add || on != stream_) throw std::logic_error("DeviceRows::together takes copy_rows calls only");
+    group_moved_ = true;
+  } else {
+    ++calls_;
+    begin_timing(on);
+  }
   if (host_) {
     host_transfer(field, pitch, wanted, add ? inbox : nullptr);
   } else {
@@ -211,8 +216,27 @@ bool DeviceRows::transfer(T* field, int pitch, const std::vector<std::vector<Sla
       SIM_CUDA_CHECK_LAUNCH("add_row_kernel");
     }
   }
-  end_timing(on);
+  if (!grouped_) end_timing(on);
   return true;
+}
+
+void DeviceRows::group_begin() {
+  join();
+#if SIM_HAVE_NCCL
+  SIM_NCCL(ncclGroupStart());
+#endif
+  grouped_ = true;
+  group_moved_ = false;
+  begin_timing(stream_);
+}
+
+void DeviceRows::group_end() {
+  grouped_ = false;
+#if SIM_HAVE_NCCL
+  SIM_NCCL(ncclGroupEnd());  // the outermost end: every copy's sends and receives in one launch
+#endif
+  end_timing(stream_);
+  if (group_moved_) ++calls_;
 }
 
 // The rows through host memory and MPI (Comm::exchange): the stream's work

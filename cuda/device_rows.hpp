@@ -72,6 +72,17 @@ class DeviceRows {
     copy_rows(field, pitch_, slabs_->refresh_plan(s));
   }
 
+  // Runs `f`, which makes copy_rows calls (not folds), as one exchange:
+  // through NCCL their sends and receives in one group (one launch, one
+  // call, timed once); through host memory one after another.
+  template <class F>
+  void together(F&& f) {
+    if (host_) return f();
+    group_begin();
+    f();
+    group_end();
+  }
+
   // copy_rows beside the work enqueued after it: the copy waits for the
   // stream's work so far and runs on a stream of its own, and join() makes
   // the stream wait for it. The caller must not touch the copied rows in
@@ -95,6 +106,8 @@ class DeviceRows {
                 cudaStream_t on);
   template <class T>
   void host_transfer(T* field, int pitch, const std::vector<std::vector<SlabRows::RowCopy>>& wanted, T* inbox);
+  void group_begin();
+  void group_end();
   void begin_timing(cudaStream_t on);
   void end_timing(cudaStream_t on);
 
@@ -103,6 +116,8 @@ class DeviceRows {
   cudaStream_t side_ = nullptr;  // copy_rows_beside's (NCCL)
   cudaEvent_t ready_ = nullptr, done_ = nullptr;
   bool pending_ = false;  // a copy beside that the stream has not joined yet
+  bool grouped_ = false;  // inside together(): copies join one NCCL group
+  bool group_moved_ = false;
   int pitch_ = 0;
   bool host_ = false;     // the rows through host memory and MPI, not NCCL
   int64_t calls_ = 0;
