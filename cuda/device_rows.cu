@@ -98,6 +98,10 @@ DeviceRows::DeviceRows(std::shared_ptr<const SlabRows> slabs, cudaStream_t strea
   if (!choice.empty() && choice != "nccl" && choice != "host")
     throw std::runtime_error("SIM_GPU_TRANSPORT=" + choice + ": nccl or host");
   host_ = choice.empty() ? shared : choice == "host";
+  const char* overlap = std::getenv("SIM_GPU_OVERLAP");
+  const std::string o = overlap ? overlap : "";
+  if (!o.empty() && o != "0" && o != "1") throw std::runtime_error("SIM_GPU_OVERLAP=" + o + ": 0 or 1");
+  overlap_ = o != "0";
   if (host_) return;
 #if SIM_HAVE_NCCL
   const Comm& comm = slabs_->comm();
