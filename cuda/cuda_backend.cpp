@@ -268,13 +268,11 @@ class CudaBackend final : public Backend {
     stream_.synchronize();
     const std::vector<Particle> in = send_to_owners(*ranks_, out);
     if (in.empty()) return;
-    if (permuted_) {  // arrivals go to their canonical slots
-      store_.canonicalize(st);
-      permuted_ = false;
-    }
     arrivals_.reserve(in.size(), "particles arriving in the slab");
     arrivals_.upload(in.data(), in.size(), st);
-    store_arrivals(exec_, store_.current(), arrivals_.data(), static_cast<int>(in.size()));
+    // a sorted store keeps its order: each arrival goes where its slot is
+    store_arrivals(exec_, store_.current(), arrivals_.data(), static_cast<int>(in.size()),
+                   permuted_ ? where_.data() : nullptr);
     stream_.synchronize();  // before `in` goes
   }
 
@@ -733,6 +731,10 @@ class CudaBackend final : public Backend {
     gather_particles(exec_.stream, store_.current(), store_.spare(), alt ? sort_slots_alt_.data() : sort_slots_.data());
     store_.swap();
     permuted_ = true;
+    if (ranks_) {  // where each slot went, for the particles that arrive from other ranks
+      if (where_.size() == 0) where_.allocate(static_cast<size_t>(plan_.capacity), "slot positions");
+      slot_positions(exec_, store_.current(), where_.data());
+    }
   }
 
   Config cfg_;
@@ -792,6 +794,7 @@ class CudaBackend final : public Backend {
   DeviceBuffer<Particle> leaving_, arrivals_;     // over ranks: the particle migration
   DeviceBuffer<unsigned int> leaving_count_;
   bool permuted_ = false;  // slots out of canonical order since the last upload
+  DeviceBuffer<uint32_t> where_;  // over ranks, once sorted: each slot's position (slot_positions)
   int64_t particle_steps_ = 0;
   int64_t nonfinite_ = 0;  // kNonFinite as of the last compute_rhs
 };

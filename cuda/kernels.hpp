@@ -260,9 +260,14 @@ struct SlabRowsC {
 // particles another rank owns die (sort_out_kernel).
 void sort_out_particles(const Exec& e, const DeviceParticles& p, const SlabRowsC& b, uint64_t first_id, int64_t count,
                         Particle* out, unsigned int* n_out);
-// Particles from other ranks into their slots (id % capacity; the store in
-// canonical slot order).
-void store_arrivals(const Exec& e, const DeviceParticles& p, const Particle* in, int n);
+// Particles from other ranks into their slots: slot id % capacity, at
+// position where[slot] when the store is sorted (slot_positions), else at
+// the slot itself (where null: canonical order).
+void store_arrivals(const Exec& e, const DeviceParticles& p, const Particle* in, int n, const uint32_t* where);
+// where[slot] = the position that holds the slot, for every position (a
+// position's id, alive or not, is congruent to its slot: the store's
+// invariant), after a sort permuted the store.
+void slot_positions(const Exec& e, const DeviceParticles& p, uint32_t* where);
 // The same with the ids and count the step's dt drew on the device.
 void inject_particles(const Exec& e, const DeviceParticles& p, const DeviceStepState* state, uint64_t seed,
                       const InjectionC& inj, unsigned long long* counters);

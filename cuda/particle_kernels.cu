@@ -539,11 +539,20 @@ __global__ void sort_out_kernel(View p, SlabRowsC b, uint64_t first, int64_t cou
   p.alive(s) = 0;
 }
 
-// Arrivals into their canonical slots (id % capacity).
+// Arrivals into their slots (id % capacity), at the slot's position when
+// the store is sorted (`where`), else at the slot itself.
 template <class View>
-__global__ void store_arrivals_kernel(View p, const Particle* __restrict__ in, int n) {
+__global__ void store_arrivals_kernel(View p, const Particle* __restrict__ in, int n, const uint32_t* __restrict__ where) {
   const int k = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
-  if (k < n) p.store(static_cast<int64_t>(in[k].id % static_cast<uint64_t>(p.size())), in[k]);
+  if (k >= n) return;
+  const uint64_t slot = in[k].id % static_cast<uint64_t>(p.size());
+  p.store(where != nullptr ? static_cast<int64_t>(where[slot]) : static_cast<int64_t>(slot), in[k]);
+}
+
+template <class View>
+__global__ void slot_positions_kernel(View p, uint32_t* __restrict__ where) {
+  const int64_t k = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (k < p.size()) where[p.id(k) % static_cast<uint64_t>(p.size())] = static_cast<uint32_t>(k);
 }
 
 // The ids and count the step's dt drew on the device (choose_dt_on_device).
@@ -719,11 +728,20 @@ void sort_out_particles(const Exec& e, const DeviceParticles& p, const SlabRowsC
   });
 }
 
-void store_arrivals(const Exec& e, const DeviceParticles& p, const Particle* in, int n) {
+void store_arrivals(const Exec& e, const DeviceParticles& p, const Particle* in, int n, const uint32_t* where) {
   if (n <= 0 || p.size() == 0) return;
   with_view(p, [&](auto view) {
-    store_arrivals_kernel<<<(n + kParticleBlock - 1) / kParticleBlock, kParticleBlock, 0, e.stream>>>(view, in, n);
+    store_arrivals_kernel<<<(n + kParticleBlock - 1) / kParticleBlock, kParticleBlock, 0, e.stream>>>(view, in, n,
+                                                                                                     where);
     SIM_CUDA_CHECK_LAUNCH("store_arrivals_kernel");
+  });
+}
+
+void slot_positions(const Exec& e, const DeviceParticles& p, uint32_t* where) {
+  if (p.size() == 0) return;
+  with_view(p, [&](auto view) {
+    slot_positions_kernel<<<blocks_for(view.size()), kParticleBlock, 0, e.stream>>>(view, where);
+    SIM_CUDA_CHECK_LAUNCH("slot_positions_kernel");
   });
 }
 

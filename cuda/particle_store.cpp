@@ -85,11 +85,6 @@ void ParticleStore::download(HostParticles& h, bool permuted, cudaStream_t s) {
 }
 
 
-void ParticleStore::canonicalize(cudaStream_t s) {
-  if (!two_banks_) throw std::logic_error("cuda: permuted particles without a spare bank");
-  scatter_to_canonical(s, current(), spare());
-  swap();
-}
 
 void ParticleStore::copy_canonical_to(ParticleStore& dst, bool permuted, cudaStream_t s) {
   if (dst.layout_ != layout_ || dst.capacity_ != capacity_) throw std::logic_error("cuda: staging store of another shape");

@@ -43,9 +43,6 @@ class ParticleStore {
   // slot order into `dst` (one bank, same layout and capacity); and the
   // current bank into `h` (from pinned_buffers()) on a copy stream.
   void copy_canonical_to(ParticleStore& dst, bool permuted, cudaStream_t s);
-  // The current bank back in canonical slot order (through the spare bank;
-  // not synchronising), after a sort.
-  void canonicalize(cudaStream_t s);
   PinnedParticles pinned_buffers() const;
   void download_async(PinnedParticles& h, cudaStream_t s);
 

@@ -218,9 +218,10 @@ void check_run_fits(const Config& cfg, int ranks_on_host) {
     need.particles = d.particles;
     std::string where = " on " + d.device;
     if (ranks_on_host > 1 && split_runs_on_cuda(cfg)) {
-      // GPU ranks: each holds the whole grid, every slot and a slot's room for
-      // the particles leaving its slab; ranks beyond the host's GPUs share them.
-      need.particles = need.particles + Bytes::count(cfg.particle_capacity()) * Bytes::count(28);
+      // GPU ranks: each holds the whole grid, every slot, a slot's room for
+      // the particles leaving its slab (28 bytes) and each slot's position in
+      // the sorted store (4); ranks beyond the host's GPUs share them.
+      need.particles = need.particles + Bytes::count(cfg.particle_capacity()) * Bytes::count(32);
       const int per_gpu = (ranks_on_host + std::max(d.devices, 1) - 1) / std::max(d.devices, 1);
       if (per_gpu > 1) {
         need.grid = need.grid * Bytes::count(per_gpu);
