@@ -147,7 +147,9 @@ struct VelocitySource {
 // Packed sampling: u4[c] = (u[c], u[c + 1], u[c + pitch], u[c + pitch + 1]),
 // the 4 corners of the bilinear stencil whose lower-left node is storage
 // index c (the same for v4 and v), for every c with c + pitch + 1 < the
-// grid size (the rest are zero and never read).
+// grid size (the rest are zero and never read). Over ranks only the storage
+// rows the rank's particles sample (its rows and one either side: Exec::row0
+// .. row_end) are packed.
 void pack_velocity(const Exec& e, const real* u, const real* v, float4* u4, float4* v4, size_t size);
 
 struct ParticleStepArgs {

@@ -4,6 +4,8 @@
 // are CpuBackend::particles_impl's (sim/particle_physics.hpp): mass
 // deposit, drag deposit, the fluid faces' update, then per particle
 // coefficients, sampling, drag, obstacles, walls.
+#include <algorithm>
+
 #include "sim/parallel/decomposition.hpp"
 #include "cuda/access.cuh"
 #include "cuda/check.hpp"
@@ -54,9 +56,9 @@ struct PackedSampler {
 };
 
 __global__ void pack_velocity_kernel(const real* __restrict__ u, const real* __restrict__ v, float4* __restrict__ u4,
-                                     float4* __restrict__ v4, int pitch, int64_t size) {
-  const int64_t c = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (c >= size) return;
+                                     float4* __restrict__ v4, int pitch, int64_t first, int64_t last, int64_t size) {
+  const int64_t c = first + static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (c >= last) return;
   float4 a = make_float4(0, 0, 0, 0), b = a;
   if (c + pitch + 1 < size) {
     a = make_float4(__ldg(u + c), __ldg(u + c + 1), __ldg(u + c + pitch), __ldg(u + c + pitch + 1));
@@ -766,8 +768,15 @@ void particle_cell_keys(const Exec& e, const DeviceParticles& p, uint32_t* keys,
 
 void pack_velocity(const Exec& e, const real* u, const real* v, float4* u4, float4* v4, size_t size) {
   if (size == 0) return;
-  pack_velocity_kernel<<<blocks_for(static_cast<int64_t>(size)), kParticleBlock, 0, e.stream>>>(
-      u, v, u4, v4, e.pitch, static_cast<int64_t>(size));
+  // A particle of cell row j reads the packed points of storage rows j and
+  // j + 1 (u's stencil may start a row lower): grid rows row0 - 1 .. row_end.
+  const bool split = e.row0 > 0 || e.row_end >= 0;
+  const int64_t n = static_cast<int64_t>(size);
+  const int64_t first = split ? std::max<int64_t>(0, static_cast<int64_t>(e.row0) * e.pitch) : 0;
+  const int64_t last = split ? std::min<int64_t>(n, static_cast<int64_t>(e.cell_row_end() + 2) * e.pitch) : n;
+  if (last <= first) return;
+  pack_velocity_kernel<<<blocks_for(last - first), kParticleBlock, 0, e.stream>>>(u, v, u4, v4, e.pitch, first, last,
+                                                                                  n);
   SIM_CUDA_CHECK_LAUNCH("pack_velocity_kernel");
 }
 
