@@ -347,9 +347,16 @@ class CudaBackend final : public Backend {
   void copy_velocity(VelocityField from, VelocityField to) override {
     const auto [uf, vf] = velocity(from);
     const auto [ut, vt] = velocity(to);
-    const size_t bytes = g_.size() * sizeof(real);
-    SIM_CUDA_CHECK(cudaMemcpyAsync(ut, uf, bytes, cudaMemcpyDeviceToDevice, exec_.stream));
-    SIM_CUDA_CHECK(cudaMemcpyAsync(vt, vf, bytes, cudaMemcpyDeviceToDevice, exec_.stream));
+    // over ranks the rows a stage reads: the rank's face rows and two either side
+    size_t first = 0, count = g_.size();
+    if (ranks_) {
+      const int lo = std::max(-1, ranks_->j0() - 2), hi = std::min(g_.ny + 2, ranks_->face_end() + 2);
+      first = static_cast<size_t>(lo + 1) * g_.pitch;
+      count = static_cast<size_t>(hi - lo) * g_.pitch;
+    }
+    const size_t bytes = count * sizeof(real);
+    SIM_CUDA_CHECK(cudaMemcpyAsync(ut + first, uf + first, bytes, cudaMemcpyDeviceToDevice, exec_.stream));
+    SIM_CUDA_CHECK(cudaMemcpyAsync(vt + first, vf + first, bytes, cudaMemcpyDeviceToDevice, exec_.stream));
   }
 
   void rk_stage(VelocityField in, VelocityField base, VelocityField out, real a, real b) override {
