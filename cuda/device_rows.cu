@@ -40,31 +40,9 @@ ncclDataType_t nccl_type<unsigned long long>() { return ncclUint64; }
 ncclComm_t as_comm(void* p) { return static_cast<ncclComm_t>(p); }
 #endif
 
-// Copies of a list that follow each other in it, come from one owner and
-// whose source and destination rows both follow on, as one run: one
-// message and one memcpy. Sender and receiver cut the same list alike, so
-// their messages match. `slot`: the run's first row among the list's copies
-// from other ranks (its place in an inbox).
-struct RowRun {
-  int dst, src, count, owner;
-  size_t slot;
-};
+using RowRun = SlabRows::RowRun;
 std::vector<RowRun> row_runs(const std::vector<SlabRows::RowCopy>& list, int rank) {
-  std::vector<RowRun> runs;
-  size_t slot = 0;
-  bool open = false;  // the last run may grow
-  for (const SlabRows::RowCopy& w : list) {
-    if (w.owner == rank) {  // the rank's own (a periodic wrap its fill makes)
-      open = false;
-      continue;
-    }
-    RowRun* r = open ? &runs.back() : nullptr;
-    if (r && r->owner == w.owner && w.dst == r->dst + r->count && w.src == r->src + r->count) ++r->count;
-    else runs.push_back({w.dst, w.src, 1, w.owner, slot});
-    open = true;
-    ++slot;
-  }
-  return runs;
+  return SlabRows::row_runs(list, rank);
 }
 
 }  // namespace

@@ -158,6 +158,24 @@ void SlabRows::gather(T* field) const {
   std::memcpy(field, all.data(), all.size());
 }
 
+std::vector<SlabRows::RowRun> SlabRows::row_runs(const std::vector<RowCopy>& list, int rank) {
+  std::vector<RowRun> runs;
+  size_t slot = 0;
+  bool open = false;  // the last run may grow
+  for (const RowCopy& w : list) {
+    if (w.owner == rank) {
+      open = false;
+      continue;
+    }
+    RowRun* r = open ? &runs.back() : nullptr;
+    if (r && r->owner == w.owner && w.dst == r->dst + r->count && w.src == r->src + r->count) ++r->count;
+    else runs.push_back({w.dst, w.src, 1, w.owner, slot});
+    open = true;
+    ++slot;
+  }
+  return runs;
+}
+
 bool SlabRows::moves(const std::vector<std::vector<RowCopy>>& wanted) const {
   const int me = comm_.rank();
   for (size_t q = 0; q < wanted.size(); ++q)

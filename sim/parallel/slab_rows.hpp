@@ -81,6 +81,18 @@ class SlabRows {
   // field with `pitch` values a row, whose row j is storage row j + 1.
   template <class T>
   void copy_rows(T* field, int pitch, const std::vector<std::vector<RowCopy>>& wanted) const;
+  // The copies of one rank's list (wanted[q], with rank = q) that follow
+  // each other in it, come from one owner and whose source and destination
+  // rows both follow on, as runs: one message each for a transport that
+  // moves rows in place (the GPU's). Copies from `rank` itself are skipped
+  // and end a run. Sender and receiver cut the same list alike, so their
+  // messages match. `slot`: the run's first copy among the list's copies
+  // from other ranks (its place in an inbox of arrivals).
+  struct RowRun {
+    int dst, src, count, owner;
+    size_t slot;
+  };
+  static std::vector<RowRun> row_runs(const std::vector<RowCopy>& list, int rank);
   // Whether `wanted` has a row for this rank to send or receive (a copy
   // without one is no call at all: the messages are point to point).
   bool moves(const std::vector<std::vector<RowCopy>>& wanted) const;

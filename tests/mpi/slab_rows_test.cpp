@@ -7,6 +7,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <string>
 #include <vector>
@@ -215,4 +216,64 @@ TEST_CASE("slab rows: the halo plan's row copies give exchange_halo's rows") {
       CHECK_MESSAGE(m.where.empty(), m.where);
     }
   });
+}
+
+TEST_CASE("slab rows: row runs are the list's copies from others, in order, in maximal runs") {
+  // Lists of 0 to 40 copies: runs of following rows from one owner, broken
+  // by another owner, by a copy from the rank itself, or by a gap in the
+  // source or the destination; fixed seeds, so every rank checks the same.
+  uint32_t state = 12345;
+  auto next = [&](uint32_t n) {
+    state = state * 1664525u + 1013904223u;
+    return (state >> 8) % n;
+  };
+  std::string bad;
+  auto expect = [&](bool ok, const std::string& what) {
+    if (!ok && bad.empty()) bad = what;
+  };
+  for (int trial = 0; trial < 2000 && bad.empty(); ++trial) {
+    const int rank = static_cast<int>(next(4));
+    std::vector<SlabRows::RowCopy> list;
+    const int n = static_cast<int>(next(41));
+    for (int k = 0; k < n; ++k) {
+      const bool follow = !list.empty() && next(4) != 0;
+      SlabRows::RowCopy w{static_cast<int>(next(60)) - 1, static_cast<int>(next(60)) - 1, static_cast<int>(next(4))};
+      if (follow) {
+        w = list.back();
+        w.dst += next(8) != 0 ? 1 : 2;
+        w.src += next(8) != 0 ? 1 : 3;
+        if (next(8) == 0) w.owner = static_cast<int>(next(4));
+      }
+      list.push_back(w);
+    }
+    const std::string at = "trial " + std::to_string(trial);
+    const std::vector<SlabRows::RowRun> runs = SlabRows::row_runs(list, rank);
+    // expanded, the runs are the copies from others in list order, slots counted among them
+    std::vector<SlabRows::RowCopy> others;
+    for (const auto& w : list)
+      if (w.owner != rank) others.push_back(w);
+    size_t k = 0;
+    for (const auto& r : runs) {
+      expect(r.count >= 1 && r.slot == k, at + ": a run's count or slot");
+      for (int t = 0; t < r.count; ++t, ++k)
+        expect(k < others.size() && others[k].dst == r.dst + t && others[k].src == r.src + t &&
+                   others[k].owner == r.owner,
+               at + ": a run's copy " + std::to_string(k));
+    }
+    expect(k == others.size(), at + ": copies left out of the runs");
+    // maximal: two runs next to each other in the list with nothing of the
+    // rank's own between them could not have been one
+    size_t pos = 0;  // the list position after each run
+    for (size_t r = 0; r < runs.size(); ++r) {
+      size_t taken = 0;
+      while (taken < static_cast<size_t>(runs[r].count)) taken += list[pos++].owner != rank ? 1 : 0;
+      if (r + 1 < runs.size() && pos < list.size() && list[pos].owner != rank) {
+        const auto& a = runs[r];
+        const auto& b = runs[r + 1];
+        expect(!(b.owner == a.owner && b.dst == a.dst + a.count && b.src == a.src + a.count),
+               at + ": runs " + std::to_string(r) + " and " + std::to_string(r + 1) + " are one");
+      }
+    }
+  }
+  CHECK_MESSAGE(bad.empty(), bad);
 }
