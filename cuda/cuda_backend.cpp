@@ -348,9 +348,10 @@ class CudaBackend final : public Backend {
   void copy_velocity(VelocityField from, VelocityField to) override {
     const auto [uf, vf] = velocity(from);
     const auto [ut, vt] = velocity(to);
-    // over ranks the rows a stage reads: the rank's face rows and two either side
+    // over ranks the rows a stage reads: the rank's face rows and two either
+    // side (with a periodic y quick's rows two out wrap: every row)
     size_t first = 0, count = g_.size();
-    if (ranks_) {
+    if (ranks_ && !ranks_->periodic_y()) {
       const int lo = std::max(-1, ranks_->j0() - 2), hi = std::min(g_.ny + 2, ranks_->face_end() + 2);
       first = static_cast<size_t>(lo + 1) * g_.pitch;
       count = static_cast<size_t>(hi - lo) * g_.pitch;

@@ -134,8 +134,9 @@ class CpuBackend final : public Backend {
   void copy_velocity(VelocityField from, VelocityField to) override {
     const auto [uf, vf] = velocity(from);
     const auto [ut, vt] = velocity(to);
-    std::copy(uf, uf + g_.size(), ut);
-    std::copy(vf, vf + g_.size(), vt);
+    const auto [first, last] = near_rows();
+    std::copy(uf + first, uf + last, ut + first);
+    std::copy(vf + first, vf + last, vt + first);
   }
 
   void rk_stage(VelocityField in, VelocityField base, VelocityField out, real a, real b) override {
@@ -302,6 +303,14 @@ class CpuBackend final : public Backend {
   int cell_end() const { return ranks_ ? ranks_->j1() : g_.ny; }
   int face_end() const { return ranks_ ? ranks_->face_end() : g_.ny + 1; }
   bool root() const { return !ranks_ || ranks_->rank() == 0; }
+  // Storage range of the rows this rank's stages and deposits touch: its
+  // face rows and two either side; all of them alone, or with a periodic y
+  // (quick's rows two out and the deposits wrap to the far side).
+  std::pair<size_t, size_t> near_rows() const {
+    if (!ranks_ || ranks_->periodic_y()) return {0, g_.size()};
+    const int lo = std::max(-1, ranks_->j0() - 2), hi = std::min(g_.ny + 2, ranks_->face_end() + 2);
+    return {static_cast<size_t>(lo + 1) * g_.pitch, static_cast<size_t>(hi + 1) * g_.pitch};
+  }
   template <class View>
   void migrate(View p);
 
@@ -564,8 +573,9 @@ template <class View>
 void CpuBackend::couple_fluid(View p) {
   const int64_t n = p.size();
   const bool wraps = is_periodic(k_, kBottom);  // a deposit near y = 0 or ly lands on the far rows
-  std::fill(mu_.begin(), mu_.end(), real(0));
-  std::fill(mv_.begin(), mv_.end(), real(0));
+  const auto [first, last] = near_rows();
+  std::fill(mu_.begin() + static_cast<std::ptrdiff_t>(first), mu_.begin() + static_cast<std::ptrdiff_t>(last), real(0));
+  std::fill(mv_.begin() + static_cast<std::ptrdiff_t>(first), mv_.begin() + static_cast<std::ptrdiff_t>(last), real(0));
   deposit_.resize(static_cast<size_t>(6 * n));
   deposit_row_.resize(static_cast<size_t>(n));
   coeffs_.resize(static_cast<size_t>(2 * n));
