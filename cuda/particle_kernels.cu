@@ -34,9 +34,12 @@ struct SoftwareSampler {
 struct TextureSampler {
   cudaTextureObject_t u, v;
   __device__ __forceinline__ void operator()(real x, real y, const Constants& k, real& ufx, real& ufy) const {
+    // tangential coordinates clamped along closed axes, as stencil_u / stencil_v
     const real fx = x * k.inv_dx, fy = y * k.inv_dy;
-    ufx = tex2D<float>(u, fx + real(1.5), fy + real(1));
-    ufy = tex2D<float>(v, fx + real(1), fy + real(1.5));
+    const real fuy = tangential_coordinate(fy - real(0.5), k.ny, is_periodic(k, kBottom));
+    const real fvx = tangential_coordinate(fx - real(0.5), k.nx, is_periodic(k, kLeft));
+    ufx = tex2D<float>(u, fx + real(1.5), fuy + real(1.5));
+    ufy = tex2D<float>(v, fvx + real(1.5), fy + real(1.5));
   }
 };
 

@@ -19,20 +19,47 @@ struct BilinearStencil {
 
 SIM_HD int clampi(int v, int lo, int hi) { return v < lo ? lo : (v > hi ? hi : v); }
 
-// u lives at (i dx, (j + 1/2) dy): i0 in [-1, nx], j0 in [-1, ny - 1].
+// The lower-left node of a stencil along one axis, for a face coordinate
+// f (position / h, less 1/2 for a component sampled across the axis).
+// Along a periodic axis the stencil may reach the halo, which wraps.
+// Along a closed one (wall, inflow, outflow) it stays on stored faces:
+// `tangential` (the component lives at cell centres along this axis, as u
+// does along y) keeps both nodes on the interior faces [0, n - 1], so a
+// particle within h/2 of the side samples the nearest face alone (its value
+// extended to the side) and never the ghost face beyond it, which is no
+// fluid unknown: what it exchanges with the fluid stays in the fluid (the
+// wall takes momentum only through the fluid's own shear). A normal
+// component (u along x) spans the boundary face at 0 or n, whose value is
+// the side's (0 at a wall): nodes [0, n - 1].
+SIM_HD int stencil_node(real f, int n, bool periodic, bool tangential) {
+  const int lo = periodic ? -1 : 0;
+  const int hi = periodic ? (tangential ? n - 1 : n) : (tangential ? (n > 1 ? n - 2 : 0) : n - 1);
+  return clampi(static_cast<int>(floorf(f)), lo, hi);
+}
+
+// u lives at (i dx, (j + 1/2) dy): i0 in [-1, nx] periodic, [0, nx - 1]
+// closed; j0 in [-1, ny - 1] periodic, [0, ny - 2] closed.
 SIM_HD BilinearStencil stencil_u(real x, real y, const Constants& k) {
   const real fx = x * k.inv_dx, fy = y * k.inv_dy - real(0.5);
-  const int i = clampi(static_cast<int>(floorf(fx)), -1, k.nx);
-  const int j = clampi(static_cast<int>(floorf(fy)), -1, k.ny - 1);
+  const int i = stencil_node(fx, k.nx, is_periodic(k, kLeft), false);
+  const int j = stencil_node(fy, k.ny, is_periodic(k, kBottom), true);
   return {i, j, fminf(fmaxf(fx - i, real(0)), real(1)), fminf(fmaxf(fy - j, real(0)), real(1))};
 }
 
-// v lives at ((i + 1/2) dx, j dy): i0 in [-1, nx - 1], j0 in [-1, ny].
+// v lives at ((i + 1/2) dx, j dy): i0 in [-1, nx - 1] periodic, [0, nx - 2]
+// closed; j0 in [-1, ny] periodic, [0, ny - 1] closed.
 SIM_HD BilinearStencil stencil_v(real x, real y, const Constants& k) {
   const real fx = x * k.inv_dx - real(0.5), fy = y * k.inv_dy;
-  const int i = clampi(static_cast<int>(floorf(fx)), -1, k.nx - 1);
-  const int j = clampi(static_cast<int>(floorf(fy)), -1, k.ny);
+  const int i = stencil_node(fx, k.nx, is_periodic(k, kLeft), true);
+  const int j = stencil_node(fy, k.ny, is_periodic(k, kBottom), false);
   return {i, j, fminf(fmaxf(fx - i, real(0)), real(1)), fminf(fmaxf(fy - j, real(0)), real(1))};
+}
+
+// The face coordinate a texture filter samples a tangential component at:
+// f clamped to [0, n - 1] along a closed axis (the interior faces), as
+// stencil_u / stencil_v weigh it.
+SIM_HD real tangential_coordinate(real f, int n, bool periodic) {
+  return periodic ? f : fminf(fmaxf(f, real(0)), real(n - 1));
 }
 
 SIM_HD real bilinear(real f00, real f10, real f01, real f11, real wx, real wy) {
