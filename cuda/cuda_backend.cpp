@@ -27,6 +27,7 @@
 #include "cuda/cuda_backend.hpp"
 #include "cuda/cuda_poisson.hpp"
 #include "cuda/device_rows.hpp"
+#include "sim/faces.hpp"
 #include "sim/advection.hpp"
 #include "sim/injection.hpp"
 #include "sim/parallel/split_particles.hpp"
@@ -76,6 +77,9 @@ class CudaBackend final : public Backend {
         f->allocate(n, "coupling fields");
         f->zero(exec_.stream);
       }
+      impulse_partials_.allocate(2 * static_cast<size_t>(particle_step_blocks(plan.capacity)) + 2,
+                                 "projection impulse sums");
+      impulse_gained_.allocate(2, "projection impulse sums");
     }
     if (plan.sorted_deposit) {
       const size_t pairs = static_cast<size_t>(plan.pairs);
@@ -101,7 +105,10 @@ class CudaBackend final : public Backend {
       gather_nodes_.allocate(static_cast<size_t>(plan.gather_nodes), "deposit node ranges");
       deposit_ws_.allocate(plan.deposit_workspace, "deposit workspace");
     }
-    if (cfg.sampling == Sampling::texture) textures_ = VelocityTextures(u_.data(), v_.data(), g, dev_);
+    if (cfg.sampling == Sampling::texture) {
+      textures_ = VelocityTextures(u_.data(), v_.data(), g, dev_);
+      if (plan.couples) stage_textures_ = VelocityTextures(us_.data(), vs_.data(), g, dev_);
+    }
     if (cfg.sampling == Sampling::packed && plan.capacity > 0)
       for (DeviceBuffer<float4>* f : {&u4_, &v4_}) f->allocate(n, "packed velocity");
     inj_ = make_injection(cfg.inject);
@@ -135,6 +142,14 @@ class CudaBackend final : public Backend {
     v_.upload(s.v.data(), s.v.size(), st);
     phi_.upload(s.phi.data(), s.phi.size(), st);
     open_.upload(s.open.data(), s.open.size(), st);
+    // the fluid faces the particles' reaction spreads over (give_back_reaction): all ranks' rows
+    fluid_faces_[0] = fluid_faces_[1] = 0;
+    for (int j = 0; j <= g_.ny; ++j)
+      for (int i = 0; i <= g_.nx; ++i) {
+        const int c = at(k_, i, j);
+        fluid_faces_[0] += active_u(i, j, k_) && !(k_.has_solids && solid_u(s.open.data(), c));
+        fluid_faces_[1] += active_v(i, j, k_) && !(k_.has_solids && solid_v(s.open.data(), c, k_.pitch));
+      }
     if (plan_.advection_clearance) {
       const std::vector<real> clear = advection_clearance_field(cfg_, g_, s.open);
       clearance_.upload(clear.data(), clear.size(), st);
@@ -295,8 +310,9 @@ class CudaBackend final : public Backend {
     ++particle_steps_;
   }
 
-  // Coupling, then every particle's step (no host decision in here).
-  void move_particles() {
+  // Passes 1 to 3 of the coupled step, then stage = the free fluid
+  // (Backend::couple_fluid; no host decision in here).
+  void couple_fluid() override {
     const bool two_way = k_.two_way != 0 && plan_.couples;
     if (two_way) {
       if (!plan_.fixed_deposit) {  // the fixed deposit assigns M
@@ -327,14 +343,28 @@ class CudaBackend final : public Backend {
       couple_particles(exec_, store_.current(), c, u_.data(), v_.data());
       velocity_halo(u_.data(), v_.data());
     }
+    copy_velocity(VelocityField::current, VelocityField::stage);
+    if (two_way)
+      held_faces_to_stage(exec_, CouplingFields{mu_.data(), mv_.data(), au_.data(), av_.data(), bu_.data(), bv_.data()},
+                          us_.data(), vs_.data());
+  }
+
+  // Every particle's step (no host decision in here but over ranks). Two-way:
+  // against the free fluid in stage, plus kappa times the first projection's
+  // impulse, which the fluid then gets back (Backend::couple_fluid).
+  void move_particles() {
+    if (plan_.capacity == 0) return;
+    const bool two_way = k_.two_way != 0 && plan_.couples;
+    real* u = two_way ? us_.data() : u_.data();
+    real* v = two_way ? vs_.data() : v_.data();
     ParticleStepArgs a;
     a.fluid.sampling = cfg_.sampling;
-    a.fluid.u = u_.data();
-    a.fluid.v = v_.data();
-    a.fluid.tex_u = textures_.u();
-    a.fluid.tex_v = textures_.v();
+    a.fluid.u = u;
+    a.fluid.v = v;
+    a.fluid.tex_u = two_way ? stage_textures_.u() : textures_.u();
+    a.fluid.tex_v = two_way ? stage_textures_.v() : textures_.v();
     if (cfg_.sampling == Sampling::packed) {
-      pack_velocity(exec_, u_.data(), v_.data(), u4_.data(), v4_.data(), g_.size());
+      pack_velocity(exec_, u, v, u4_.data(), v4_.data(), g_.size());
       a.fluid.u4 = u4_.data();
       a.fluid.v4 = v4_.data();
     }
@@ -342,7 +372,30 @@ class CudaBackend final : public Backend {
     a.mu = two_way ? mu_.data() : nullptr;
     a.mv = two_way ? mv_.data() : nullptr;
     a.counters = counters_.data();
-    cuda::step_particles(exec_, store_.current(), a);
+    if (!two_way) {
+      cuda::step_particles(exec_, store_.current(), a);
+      return;
+    }
+    ImpulseFields im;
+    im.u_after = u_.data();
+    im.v_after = v_.data();
+    im.u_before = uh_.data();
+    im.v_before = vh_.data();
+    im.u_free = us_.data();
+    im.v_free = vs_.data();
+    im.partials = impulse_partials_.data();
+    im.gained = impulse_gained_.data();
+    cuda::step_particles(exec_, store_.current(), a, &im);
+    sum_gained(exec_, im, store_.current().size());
+    if (ranks_) {  // the momentum every rank's particles gained (a host round trip: ranks step on the host)
+      double g[2] = {0, 0};
+      impulse_gained_.download(g, 2, exec_.stream);
+      stream_.synchronize();
+      for (double& x : g) x = ranks_->sum(x);
+      impulse_gained_.upload(g, 2, exec_.stream);
+      stream_.synchronize();
+    }
+    give_back_reaction(exec_, im, open_.data(), fluid_faces_[0], fluid_faces_[1]);
   }
 
   void copy_velocity(VelocityField from, VelocityField to) override {
@@ -361,11 +414,11 @@ class CudaBackend final : public Backend {
     SIM_CUDA_CHECK(cudaMemcpyAsync(vt + first, vf + first, bytes, cudaMemcpyDeviceToDevice, exec_.stream));
   }
 
-  void rk_stage(VelocityField in, VelocityField base, VelocityField out, real a, real b) override {
+  void rk_stage(VelocityField in, VelocityField base, VelocityField out, real a, real b, real cl) override {
     const auto [ui, vi] = velocity(in);
     const auto [ub, vb] = velocity(base);
     const auto [uo, vo] = velocity(out);
-    cuda::momentum_stage(exec_, so_, ui, vi, ub, vb, open_.data(), clearance_.data(), uo, vo, a, b);
+    cuda::momentum_stage(exec_, so_, ui, vi, ub, vb, open_.data(), clearance_.data(), uo, vo, a, b, cl);
     velocity_halo(uo, vo);
   }
 
@@ -776,7 +829,9 @@ class CudaBackend final : public Backend {
   DeviceBuffer<float2> gather_wu_, gather_wv_, gather_qu_, gather_qv_;
   DeviceBuffer<real> gather_mass_;
   DeviceBuffer<int2> gather_nodes_;
-  VelocityTextures textures_;
+  VelocityTextures textures_, stage_textures_;  // sampling=texture: current, and stage (two-way)
+  DeviceBuffer<double> impulse_partials_, impulse_gained_;  // two-way: the particles' share of the projection
+  int64_t fluid_faces_[2] = {0, 0};                        // active faces not touching a solid, u and v
   DeviceBuffer<float4> u4_, v4_;  // sampling=packed
   std::unique_ptr<CudaPoisson> poisson_;  // after poisson_setup
   std::optional<SnapshotStaging> staging_;  // made at the first snapshot; a pending one keeps its own slot alive

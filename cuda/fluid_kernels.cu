@@ -40,13 +40,13 @@ __device__ __forceinline__ AdvectionReach stage_reach_v(int i, int j, int c, typ
   else return reach_v(i, j, c, AllClear{}, k);
 }
 
-// out = a base + b (in + dt L(in)) (stage_point, momentum_u / momentum_v of
+// out = a base + b in + c dt L(in) (stage_point, momentum_u / momentum_v of
 // sim/fluid_physics.hpp); fields 0 = u_in, 1 = v_in; base read only when
 // a != 0. R: the neighbourhood's radius, 2 for fluid.advection = quick.
 template <class A, class KP, bool kSolids, int R>
 __global__ void stage_kernel(KP kp, Region r, typename A::In ui, typename A::In vi, typename A::In ub,
                              typename A::In vb, typename A::In open, typename A::In clear, typename A::Out uo,
-                             typename A::Out vo, real a, real b) {
+                             typename A::Out vo, real a, real b, real cl) {
   const Constants& k = kp.get();
   const Point pt = thread_point(r);
   const int c = at(k, pt.i, pt.j);
@@ -60,7 +60,7 @@ __global__ void stage_kernel(KP kp, Region r, typename A::In ui, typename A::In 
                 : stage_point(a != real(0) ? A::load(ub, c) : real(0), n(kU, 0, 0),
                               momentum_u(n, stage_reach_u<A, kSolids, R>(pt.i, pt.j, c, clear, k),
                                          solid_u_at<A, kSolids>(open, c - P), solid_u_at<A, kSolids>(open, c + P), k),
-                              a, b, k);
+                              a, b, cl, k);
   if (active_v(pt.i, pt.j, k))
     vo[c] = solid_v_at<A, kSolids>(open, c, P)
                 ? real(0)
@@ -68,7 +68,7 @@ __global__ void stage_kernel(KP kp, Region r, typename A::In ui, typename A::In 
                               momentum_v(n, stage_reach_v<A, kSolids, R>(pt.i, pt.j, c, clear, k),
                                          solid_v_at<A, kSolids>(open, c - 1, P),
                                          solid_v_at<A, kSolids>(open, c + 1, P), k),
-                              a, b, k);
+                              a, b, cl, k);
 }
 
 // u = u** - dt dphi/dx across the face, v likewise in y; field 0 = phi.
@@ -125,7 +125,8 @@ void upload_fluid_constants(const Constants& c, cudaStream_t s) { upload_unit_co
 void copy_fluid_dt(const Constants* k_dev, cudaStream_t s) { copy_unit_dt(k_dev, s); }
 
 void momentum_stage(const Exec& e, const StencilOpts& o, const real* ui, const real* vi, const real* ub,
-                    const real* vb, const real* open, const real* clearance, real* uo, real* vo, real a, real b) {
+                    const real* vb, const real* open, const real* clearance, real* uo, real* vo, real a, real b,
+                    real cl) {
   const Region r = face_region(e);
   with_stencil(e, o, [&](auto acc, auto kp, auto solids) {
     using A = decltype(acc);
@@ -133,7 +134,7 @@ void momentum_stage(const Exec& e, const StencilOpts& o, const real* ui, const r
       constexpr int R = decltype(radius)::value;
       stage_kernel<A, decltype(kp), decltype(solids)::value, R>
           <<<grid_dim(r, o), block_dim(o), tile_bytes<A>(2, o, R), e.stream>>>(kp, r, ui, vi, ub, vb, open, clearance,
-                                                                                uo, vo, a, b);
+                                                                                uo, vo, a, b, cl);
     };
     // the scheme picks the instantiation, as with_stencil the access policy
     if (o.stage_radius() == 2) launch(std::integral_constant<int, 2>{});

@@ -96,7 +96,7 @@ void copy_particle_dt(const Constants* k_dev, cudaStream_t s);
 // advection_clearance field (sim/advection.hpp), read only by the quick
 // scheme with obstacles (else may be null).
 void momentum_stage(const Exec& e, const StencilOpts& o, const real* ui, const real* vi, const real* ub,
-                    const real* vb, const real* open, const real* clearance, real* uo, real* vo, real a, real b);
+                    const real* vb, const real* open, const real* clearance, real* uo, real* vo, real a, real b, real cl);
 // u = u** - dt grad phi on active faces.
 void project(const Exec& e, const StencilOpts& o, const real* phi, const real* open, real* u, real* v);
 void fill_velocity_halo(const Exec& e, real* u, real* v);
@@ -161,8 +161,28 @@ struct ParticleStepArgs {
 };
 // Pass 4 of the coupled step (sim/particle_physics.hpp): coefficients from
 // the loading in mu, mv (phi = 0 one-way), sample the fluid, drag and
-// gravity, obstacles, walls.
-void step_particles(const Exec& e, const DeviceParticles& p, const ParticleStepArgs& a);
+// gravity, obstacles, walls. Two-way (`impulse` set): `fluid` is the free
+// fluid (stage), and each particle also takes kappa times the first
+// projection's impulse (sample_impulse of after, before, free); the
+// momentum that gains is summed per block into impulse.partials (2 doubles
+// a block, blocks_for(p.size()) of them), then over blocks in order and
+// given back to the fluid in `free` (give_back_reaction).
+struct ImpulseFields {
+  const real *u_after = nullptr, *v_after = nullptr;    // current, projected
+  const real *u_before = nullptr, *v_before = nullptr;  // saved, what was projected
+  real *u_free = nullptr, *v_free = nullptr;            // stage
+  double* partials = nullptr;                           // 2 per block of the particle step
+  double* gained = nullptr;                             // 2: the sum over blocks
+};
+void step_particles(const Exec& e, const DeviceParticles& p, const ParticleStepArgs& a,
+                    const ImpulseFields* impulse = nullptr);
+// How many blocks step_particles launches for `slots` particle slots.
+unsigned particle_step_blocks(int64_t slots);
+// The sum over blocks of the particle step's partials into f.gained.
+void sum_gained(const Exec& e, const ImpulseFields& f, int64_t slots);
+// stage += 2 reaction_velocity(gained, fluid faces) on every active face
+// not touching a solid, over this rank's face rows.
+void give_back_reaction(const Exec& e, const ImpulseFields& f, const real* open, int64_t faces_u, int64_t faces_v);
 
 // Two-way coupling, passes 1 to 3 (sim/particle_physics.hpp). The per-face
 // arrays: M (particle mass), A and B of the implicit drag. M must be zero
@@ -171,6 +191,10 @@ void step_particles(const Exec& e, const DeviceParticles& p, const ParticleStepA
 struct CouplingFields {
   real *mu, *mv, *au, *av, *bu, *bv;
 };
+// After couple_particles and the copy of current into stage: the held
+// boundary faces of stage take their free values (kept in bu, bv by the
+// face update), and bu, bv are zeroed there.
+void held_faces_to_stage(const Exec& e, const CouplingFields& f, real* us, real* vs);
 // deposit=sorted: every pass writes 8 pairs per slot at 8 (id % capacity) +
 // corner in the same order; the keys (2 face + component, or the sentinel)
 // and the pair index of pass 1 are sorted once (stably) and each quantity

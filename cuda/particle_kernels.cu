@@ -8,6 +8,7 @@
 
 #include "sim/parallel/decomposition.hpp"
 #include "cuda/access.cuh"
+#include "cuda/block_sum.cuh"
 #include "cuda/check.hpp"
 #include "cuda/constants.cuh"
 #include "cuda/kernels.hpp"
@@ -142,28 +143,87 @@ constexpr int kParticleBlock = 256;
 // Pass 4 of the coupled step: the particle's coefficients from the loading
 // in mu, mv (two-way; phi = 0 one-way), the updated fluid sampled, drag and
 // gravity, obstacles, walls.
-template <class View, class Sampler, class KP>
+// kCoupled (two-way): `sample` reads the free fluid, and the particle also
+// takes kappa times the first projection's impulse; the momentum that
+// gains is summed per block (deterministic) into im.partials.
+template <bool kCoupled, class View, class Sampler, class KP>
 __global__ void __launch_bounds__(kParticleBlock) particle_step_kernel(KP kp, View p, Sampler sample, bool two_way,
                                                                        const real* __restrict__ mu,
                                                                        const real* __restrict__ mv,
-                                                                       unsigned long long* __restrict__ counters) {
+                                                                       unsigned long long* __restrict__ counters,
+                                                                       ImpulseFields im) {
   const Constants& k = kp.get();
   const int64_t i = static_cast<int64_t>(blockIdx.x) * kParticleBlock + threadIdx.x;
-  if (i >= p.size()) return;
-  // Every load of the slot issued before the gathers of the sampling.
-  const bool live = p.alive(i) != 0;
-  const ParticleMotion s{p.x(i), p.y(i), p.vx(i), p.vy(i)};
-  const real d = p.d(i);
-  if (!live) return;
-  real ufx = 0, ufy = 0;
-  sample(s.x, s.y, k, ufx, ufy);
-  CouplingCoeffs cx, cy;
-  particle_coeffs(Loaded<LdgAccess>{mu}, Loaded<LdgAccess>{mv}, two_way, s.x, s.y, d, k, cx, cy);
-  const ParticleUpdate up = update_particle(s, d, ufx, ufy, cx, cy, k);
-  // The watchdog's particle half: compares in registers; the atomic only
-  // runs for a particle that is already lost.
-  if (!finite_motion(s) || !finite_motion(up.s)) atomicAdd(counters + kNonFinite, 1ull);
-  if (store_update(p, i, up)) atomicAdd(counters + kRemoved, 1ull);
+  double gx = 0, gy = 0;
+  if (i < p.size()) {
+    // Every load of the slot issued before the gathers of the sampling.
+    const bool live = p.alive(i) != 0;
+    const ParticleMotion s{p.x(i), p.y(i), p.vx(i), p.vy(i)};
+    const real d = p.d(i);
+    if (live) {
+      real ufx = 0, ufy = 0;
+      sample(s.x, s.y, k, ufx, ufy);
+      CouplingCoeffs cx, cy;
+      particle_coeffs(Loaded<LdgAccess>{mu}, Loaded<LdgAccess>{mv}, two_way, s.x, s.y, d, k, cx, cy);
+      ParticleUpdate up;
+      if constexpr (kCoupled) {
+        real dux, duy;
+        sample_impulse(Loaded<LdgAccess>{im.u_after}, Loaded<LdgAccess>{im.v_after}, Loaded<LdgAccess>{im.u_before},
+                       Loaded<LdgAccess>{im.v_before}, Loaded<LdgAccess>{im.u_free}, Loaded<LdgAccess>{im.v_free}, s.x,
+                       s.y, k, dux, duy);
+        up = update_coupled_particle(s, d, ufx, ufy, dux, duy, cx, cy, k);
+        const real m = particle_mass(d, k);
+        gx = static_cast<double>(m * (cx.kappa * dux));
+        gy = static_cast<double>(m * (cy.kappa * duy));
+      } else {
+        up = update_particle(s, d, ufx, ufy, cx, cy, k);
+      }
+      // The watchdog's particle half: compares in registers; the atomic only
+      // runs for a particle that is already lost.
+      if (!finite_motion(s) || !finite_motion(up.s)) atomicAdd(counters + kNonFinite, 1ull);
+      if (store_update(p, i, up)) atomicAdd(counters + kRemoved, 1ull);
+    }
+  }
+  if constexpr (kCoupled) {
+    const double sx = block_sum(gx);
+    __syncthreads();
+    const double sy = block_sum(gy);
+    if (threadIdx.x == 0) {
+      im.partials[2 * blockIdx.x] = sx;
+      im.partials[2 * blockIdx.x + 1] = sy;
+    }
+  }
+}
+
+// One block: the partials of `blocks` blocks summed in block order.
+__global__ void sum_gained_kernel(const double* __restrict__ partials, unsigned blocks, double* __restrict__ gained) {
+  double sx = 0, sy = 0;
+  for (unsigned b = threadIdx.x; b < blocks; b += blockDim.x) {
+    sx += partials[2 * b];
+    sy += partials[2 * b + 1];
+  }
+  const double tx = block_sum(sx);
+  __syncthreads();
+  const double ty = block_sum(sy);
+  if (threadIdx.x == 0) {
+    gained[0] = tx;
+    gained[1] = ty;
+  }
+}
+
+template <class KP>
+__global__ void reaction_kernel(KP kp, const double* __restrict__ gained, int64_t faces_u, int64_t faces_v,
+                                const real* __restrict__ open, real* __restrict__ us, real* __restrict__ vs, int row0,
+                                int face_end) {
+  const Constants& k = kp.get();
+  const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  const int j = row0 + static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
+  if (i > k.nx || j >= face_end) return;
+  const int c = at(k, i, j);
+  if (active_u(i, j, k) && !(k.has_solids && solid_u(open, c)))
+    us[c] += real(2) * reaction_velocity(gained[0], faces_u, k);
+  if (active_v(i, j, k) && !(k.has_solids && solid_v(open, c, k.pitch)))
+    vs[c] += real(2) * reaction_velocity(gained[1], faces_v, k);
 }
 
 // Sorted pairs: a slot's 8 keys and 8 values are one 32-byte sector each,
@@ -310,10 +370,38 @@ __global__ void coupled_faces_kernel(KP kp, CouplingFields f, FixedBuffers fx, i
     bu = f.bu[c];
     av = f.av[c];
     bv = f.bv[c];
-    f.au[c] = f.bu[c] = f.av[c] = f.bv[c] = real(0);
   }
   if (active_u(i, j, k) && !(k.has_solids && solid_u(open, c))) u[c] = coupled_face_velocity(u[c], au, bu, k);
   if (active_v(i, j, k) && !(k.has_solids && solid_v(open, c, k.pitch))) v[c] = coupled_face_velocity(v[c], av, bv, k);
+  // a held boundary face keeps its free value in B until held_faces_to_stage
+  const real half = face_fluid_mass(true, k);
+  const bool hu = j < k.ny && held_face_u(i, k), hv = i < k.nx && held_face_v(j, k);
+  f.bu[c] = hu ? u[c] + (au - bu * u[c]) / (half + bu) : real(0);
+  f.bv[c] = hv ? v[c] + (av - bv * v[c]) / (half + bv) : real(0);
+  f.au[c] = f.av[c] = real(0);
+}
+
+// Thread t: the held u faces (0, t) and (nx, t), the held v faces (t, 0)
+// and (t, ny), within this rank's face rows.
+template <class KP>
+__global__ void held_faces_kernel(KP kp, CouplingFields f, real* __restrict__ us, real* __restrict__ vs, int row0,
+                                  int face_end) {
+  const Constants& k = kp.get();
+  const int t = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  if (t < k.ny && t >= row0 && t < face_end)
+    for (int i : {0, k.nx})
+      if (held_face_u(i, k)) {
+        const int c = at(k, i, t);
+        us[c] = f.bu[c];
+        f.bu[c] = real(0);
+      }
+  if (t < k.nx)
+    for (int j : {0, k.ny})
+      if (j >= row0 && j < face_end && held_face_v(j, k)) {
+        const int c = at(k, t, j);
+        vs[c] = f.bv[c];
+        f.bv[c] = real(0);
+      }
 }
 
 
@@ -613,16 +701,51 @@ void with_sampler(const VelocitySource& f, Body&& body) {
 void upload_particle_constants(const Constants& c, cudaStream_t s) { upload_unit_constants(c, s); }
 void copy_particle_dt(const Constants* k_dev, cudaStream_t s) { copy_unit_dt(k_dev, s); }
 
-void step_particles(const Exec& e, const DeviceParticles& p, const ParticleStepArgs& a) {
+void step_particles(const Exec& e, const DeviceParticles& p, const ParticleStepArgs& a, const ImpulseFields* impulse) {
   if (p.size() == 0) return;
   with_view(p, [&](auto view) {
     with_sampler(a.fluid, [&](auto smp) {
       with_constants(e.constants, e.k_dev, [&](auto kp) {
-        particle_step_kernel<<<blocks_for(view.size()), kParticleBlock, 0, e.stream>>>(kp, view, smp, a.two_way, a.mu,
-                                                                                        a.mv, a.counters);
+        if (impulse)
+          particle_step_kernel<true><<<blocks_for(view.size()), kParticleBlock, 0, e.stream>>>(
+              kp, view, smp, a.two_way, a.mu, a.mv, a.counters, *impulse);
+        else
+          particle_step_kernel<false><<<blocks_for(view.size()), kParticleBlock, 0, e.stream>>>(
+              kp, view, smp, a.two_way, a.mu, a.mv, a.counters, ImpulseFields{});
         SIM_CUDA_CHECK_LAUNCH("particle_step_kernel");
       });
     });
+  });
+}
+
+unsigned particle_step_blocks(int64_t slots) { return blocks_for(slots); }
+
+void sum_gained(const Exec& e, const ImpulseFields& f, int64_t slots) {
+  const unsigned blocks = slots > 0 ? blocks_for(slots) : 0;
+  if (blocks == 0) {
+    SIM_CUDA_CHECK(cudaMemsetAsync(f.gained, 0, 2 * sizeof(double), e.stream));
+    return;
+  }
+  sum_gained_kernel<<<1, 256, 0, e.stream>>>(f.partials, blocks, f.gained);
+  SIM_CUDA_CHECK_LAUNCH("sum_gained_kernel");
+}
+
+void give_back_reaction(const Exec& e, const ImpulseFields& f, const real* open, int64_t faces_u, int64_t faces_v) {
+  with_constants(e.constants, e.k_dev, [&](auto kp) {
+    const dim3 block(32, 8);
+    const int row0 = e.row0, face_end = e.face_row_end();
+    const dim3 grid((e.nx + 1 + block.x - 1) / block.x, (face_end - row0 + block.y - 1) / block.y);
+    reaction_kernel<<<grid, block, 0, e.stream>>>(kp, f.gained, faces_u, faces_v, open, f.u_free, f.v_free, row0,
+                                                  face_end);
+    SIM_CUDA_CHECK_LAUNCH("reaction_kernel");
+  });
+}
+
+void held_faces_to_stage(const Exec& e, const CouplingFields& f, real* us, real* vs) {
+  with_constants(e.constants, e.k_dev, [&](auto kp) {
+    const int lines = (e.nx > e.ny ? e.nx : e.ny) + 1;
+    held_faces_kernel<<<(lines + 127) / 128, 128, 0, e.stream>>>(kp, f, us, vs, e.row0, e.face_row_end());
+    SIM_CUDA_CHECK_LAUNCH("held_faces_kernel");
   });
 }
 

@@ -198,10 +198,19 @@ class Backend : public PressureOps {
   virtual void step_particles(uint64_t first_id, int64_t count) = 0;
   // to = from on every point, halo included.
   virtual void copy_velocity(VelocityField from, VelocityField to) = 0;
-  // out = a base + b (in + dt L(in)) on active faces (stage_point of
+  // out = a base + b in + c dt L(in) on active faces (stage_point of
   // sim/fluid_physics.hpp), 0 on solid faces; halo of out filled after.
   // `out` must differ from `in`; `base` is not read when a == 0.
-  virtual void rk_stage(VelocityField in, VelocityField base, VelocityField out, real a, real b) = 0;
+  virtual void rk_stage(VelocityField in, VelocityField base, VelocityField out, real a, real b, real c) = 0;
+  // Two-way coupling, passes 1 to 3 of the coupled step
+  // (sim/particle_physics.hpp): the current fluid takes the step's implicit
+  // drag (halo filled), stage becomes the free fluid the particles will
+  // sample (current, with the free values of the held boundary faces), and
+  // each face keeps its particles' response kappa_f. Then, after the first
+  // stage's projection, step_particles moves every particle against stage
+  // plus its share of the projection's impulse (current - saved) and gives
+  // that share back to the fluid in stage, the second stage's base.
+  virtual void couple_fluid() = 0;
   virtual void project() = 0;  // u = u** - dt grad phi; halo filled after
   virtual Diagnostics diagnostics() = 0;
   // Alive particles whose position or velocity was not finite in a particle

@@ -290,7 +290,10 @@ SIM_HD real momentum_v(const N& n, const AdvectionReach& r, bool solid_w, bool s
 //   stage 2: u' = P(u/2 + (u1 + dt L(u1))/2)          (a = b = 1/2)
 // out = a base + b (in + dt L(in)). At a steady state P L(u) = 0, so both
 // stages return u whatever dt is.
-SIM_HD real stage_point(real base, real in, real tendency, real a, real b, const Constants& k) {
+// a base + b in + c dt L(in); with c == b (Heun's stages) as
+// a base + b (in + dt L(in)).
+SIM_HD real stage_point(real base, real in, real tendency, real a, real b, real c, const Constants& k) {
+  if (b != c) return a * base + b * in + c * (k.dt * tendency);
   const real next = in + k.dt * tendency;
   return a == real(0) ? b * next : a * base + b * next;
 }

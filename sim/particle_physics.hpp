@@ -120,6 +120,7 @@ struct CouplingCoeffs {
   real beta;     // share of g dt the particle gains
   real beta_m1;  // beta - 1, without cancellation: what the fluid takes, per unit particle mass, of g dt
   real z;        // (1 + phi) r, the slip decay exponent of the step
+  real kappa;    // the particle's share of the fluid's gain from a force on it (the projection's impulse, below)
 };
 
 SIM_HD CouplingCoeffs coupling_coeffs(real r, real phi) {
@@ -139,6 +140,7 @@ SIM_HD CouplingCoeffs coupling_coeffs(real r, real phi) {
   c.beta = (phi * e + q) / den;
   c.beta_m1 = q_m1 / den;
   c.z = z;
+  c.kappa = -q_m1 / (real(1) + phi * q);  // (1 - q) / (1 + phi q)
   return c;
 }
 
@@ -266,19 +268,53 @@ SIM_HD bool store_update(const View& p, int64_t i, const ParticleUpdate& up) {
   return true;
 }
 
+// The faces a two-way deposit reaches: every u face i in [0, nx) along a
+// periodic x, [0, nx] along a closed one, rows j in [0, ny); v likewise.
+// Besides the fluid unknowns that includes the boundary faces of a wall or
+// an inflow (the side holds their normal velocity): there the coupled step
+// keeps a "free" value (what the drag would give a fluid the side did not
+// hold), which the projection's impulse then takes back from the particles
+// as from any face (Backend::couple_fluid).
+SIM_HD bool owns_deposit_u(int i, int j, const Constants& k) {
+  return i >= 0 && i < (is_periodic(k, kLeft) ? k.nx : k.nx + 1) && j >= 0 && j < k.ny;
+}
+SIM_HD bool owns_deposit_v(int i, int j, const Constants& k) {
+  return j >= 0 && j < (is_periodic(k, kBottom) ? k.ny : k.ny + 1) && i >= 0 && i < k.nx;
+}
+
+// Whether u face i (v face j) is a boundary face whose normal velocity the
+// side fixes (a wall or an inflow), not a fluid unknown.
+SIM_HD bool held_face_u(int i, const Constants& k) {
+  return !is_periodic(k, kLeft) && ((i == 0 && k.u_i_begin == 1) || (i == k.nx && k.u_i_end == k.nx));
+}
+SIM_HD bool held_face_v(int j, const Constants& k) {
+  return !is_periodic(k, kBottom) && ((j == 0 && k.v_j_begin == 1) || (j == k.ny && k.v_j_end == k.ny));
+}
+// The same from a storage index (i + 1) + (j + 1) pitch.
+SIM_HD bool held_face_u_at(int c, const Constants& k) { return held_face_u(c % k.pitch - 1, k); }
+SIM_HD bool held_face_v_at(int c, const Constants& k) { return held_face_v(c / k.pitch - 1, k); }
+
+// The fluid mass a face's deposit is weighed against: a cell's, half of it
+// on a held boundary face (its control volume ends at the side), so that a
+// uniform suspension loads every face alike.
+SIM_HD real face_fluid_mass(bool held, const Constants& k) {
+  return held ? real(0.5) * k.cell_mass : k.cell_mass;
+}
+
 // Map a u face touched by a deposit to the face that owns its momentum
-// (periodic duplicates and halo wrap onto the interior); -1 = not a fluid unknown.
+// (periodic duplicates and halo wrap onto the interior); -1 = no face a
+// deposit reaches (owns_deposit_u).
 SIM_HD int deposit_face_u(int i, int j, const Constants& k) {
   if (is_periodic(k, kLeft)) i = (i + k.nx) % k.nx;
   if (is_periodic(k, kBottom)) j = (j + k.ny) % k.ny;
-  if (i < k.u_i_begin || i >= k.u_i_end || j < 0 || j >= k.ny) return -1;
+  if (!owns_deposit_u(i, j, k)) return -1;
   return (i + 1) + (j + 1) * k.pitch;
 }
 
 SIM_HD int deposit_face_v(int i, int j, const Constants& k) {
   if (is_periodic(k, kLeft)) i = (i + k.nx) % k.nx;
   if (is_periodic(k, kBottom)) j = (j + k.ny) % k.ny;
-  if (j < k.v_j_begin || j >= k.v_j_end || i < 0 || i >= k.nx) return -1;
+  if (!owns_deposit_v(i, j, k)) return -1;
   return (i + 1) + (j + 1) * k.pitch;
 }
 
@@ -321,16 +357,16 @@ SIM_HD void for_each_deposit_face(real x, real y, const Constants& k, Emit&& emi
 // that step, naming it, with the fluid still finite.
 
 // The loading of each component at (x, y): phi = sum_f w_f M_f / m_f over
-// the faces a deposit at (x, y) reaches; faces that are no fluid unknown
-// (walls, inflow) count as infinitely heavy and add nothing. `mu[c]`,
-// `mv[c]`: the deposited particle mass at storage index c.
+// the faces a deposit at (x, y) reaches (a held boundary face weighs half a
+// cell: face_fluid_mass). `mu[c]`, `mv[c]`: the deposited particle mass at
+// storage index c.
 template <class Field>
 SIM_HD void sample_loading(const Field& mu, const Field& mv, real x, real y, const Constants& k, real& phix,
                            real& phiy) {
   real su = 0, sv = 0;
   for_each_deposit_face(x, y, k, [&](int, int fu, real wu, int fv, real wv) {
-    if (fu >= 0) su += wu * mu[fu];
-    if (fv >= 0) sv += wv * mv[fv];
+    if (fu >= 0) su += wu * (held_face_u_at(fu, k) ? real(2) * mu[fu] : mu[fu]);
+    if (fv >= 0) sv += wv * (held_face_v_at(fv, k) ? real(2) * mv[fv] : mv[fv]);
   });
   phix = su / k.cell_mass;
   phiy = sv / k.cell_mass;
@@ -383,6 +419,86 @@ SIM_HD CouplingDeposit particle_drag_deposit(const Field& mu, const Field& mv, r
 // reaches (A = B = 0) keeps its value bit for bit.
 SIM_HD real coupled_face_velocity(real u, real a, real b, const Constants& k) {
   return u + (a - b * u) / (k.cell_mass + b);
+}
+
+// ---- The projection's impulse, shared with the particles ---------------
+//
+// The implicit drag above moves the fluid as if it were free. The
+// projection that follows takes back the part the walls and the pressure
+// forbid: the impulse du = u(after) - u(before) on every face, and on a
+// held boundary face du = (its fixed value) - (its free value). The
+// particles must lose their share of it, as they would had the pressure
+// acted during the drag: for a uniform suspension under a constant fluid
+// force F (the exact two-body solution) the fluid gains c F dt and each
+// particle c_p F dt over dt, c + phi c_p = 1, so a particle gains kappa =
+// c_p / c times the fluid's gain,
+//   kappa = (1 - q) / (1 + phi q),   q = (1 - e^-z) / z
+// (CouplingCoeffs::kappa, per component): from 1 - q at phi = 0 (the lag
+// behind a fluid speeding up evenly) to 1 for locked phases. A particle
+// gains dv = kappa sum_f w_f du_f; face f gives back K_f du_f, K_f =
+// sum_p w_f m_p kappa_p deposited like the mass (the deposit weights are
+// the sampling weights): momentum is conserved, and for a uniform
+// suspension fluid and particles end where the exact solution with the
+// pressure puts them (in a closed box: fluid at rest, particles at v_t, at
+// any dt and loading).
+
+// The projection's impulse at face c: `after` - `before`, or, on a held
+// boundary face, `after` (its fixed value) - `free` (its free value).
+template <class Field>
+SIM_HD real projection_impulse(const Field& after, const Field& before, const Field& free, int c, bool held) {
+  return after[c] - (held ? free[c] : before[c]);
+}
+
+// The projection's impulse at (x, y), sampled with the deposit weights.
+template <class Field>
+SIM_HD void sample_impulse(const Field& u_after, const Field& v_after, const Field& u_before, const Field& v_before,
+                           const Field& u_free, const Field& v_free, real x, real y, const Constants& k, real& dux,
+                           real& duy) {
+  real sx = 0, sy = 0;
+  for_each_deposit_face(x, y, k, [&](int, int fu, real wu, int fv, real wv) {
+    if (fu >= 0) sx += wu * projection_impulse(u_after, u_before, u_free, fu, held_face_u_at(fu, k));
+    if (fv >= 0) sy += wv * projection_impulse(v_after, v_before, v_free, fv, held_face_v_at(fv, k));
+  });
+  dux = sx;
+  duy = sy;
+}
+
+// The position's share of a velocity gain dv whose fluid cause built up
+// evenly over the step: the particle's mean gain over dt is omega dv, with
+// omega = (1/2 - (1 - q)/z) / (1 - q): 1/3 for z -> 0, 1/2 for z -> inf.
+SIM_HD real response_mean_weight(real z) {
+  if (z < real(0.1)) return (real(1) / real(6) - z * (real(1) / real(24) - z * (real(1) / real(120)))) /
+                             (real(0.5) - z * (real(1) / real(6) - z * (real(1) / real(24))));
+  const real one_minus_q = real(1) + expm1f(-z) / z;
+  return (real(0.5) - one_minus_q / z) / one_minus_q;
+}
+
+// The fluid's reaction, as the velocity every fluid face (of `faces`) gains
+// when the particles gained `gained` momentum from the projection: -gained /
+// (faces m_f). Spread evenly: a local reaction (each face returning what its
+// own particles took) feeds the projection's impulse back into the slip
+// around a cloud whose loading varies from face to face, and grows; spread,
+// its gradient part is projected out and its mean keeps the momentum.
+SIM_HD real reaction_velocity(double gained, int64_t faces, const Constants& k) {
+  return faces > 0 ? static_cast<real>(-gained / (static_cast<double>(faces) * static_cast<double>(k.cell_mass))) : real(0);
+}
+
+// The particle update of a coupled step: the drag step against the free
+// fluid (ufx, ufy), then the share kappa (dux, duy) of the projection's impulse,
+// then obstacles and the domain sides.
+SIM_HD ParticleUpdate update_coupled_particle(ParticleMotion s, real d, real ufx, real ufy, real dux, real duy,
+                                              const CouplingCoeffs& cx, const CouplingCoeffs& cy, const Constants& k) {
+  ParticleUpdate u;
+  u.s = coupled_drag_step(s, ufx, ufy, cx, cy, k);
+  const real dvx = cx.kappa * dux, dvy = cy.kappa * duy;
+  u.s.vx += dvx;
+  u.s.vy += dvy;
+  u.s.x += k.dt * response_mean_weight(cx.z) * dvx;
+  u.s.y += k.dt * response_mean_weight(cy.z) * dvy;
+  const real rad = real(0.5) * d;
+  for (int o = 0; o < k.n_obstacles; ++o) apply_obstacle(u.s, rad, k.obstacles[o], k.restitution);
+  u.inside = apply_domain_boundaries(u.s, rad, k);
+  return u;
 }
 
 }  // namespace sim

@@ -100,13 +100,23 @@ double Simulation::next_dt() {
   return std::min(cfg_.cfl * std::min(adv, visc), cfg_.dt_max);
 }
 
-// One step: the particles and their coupling to the fluid, then Heun's
-// method (SSP-RK2) for the momentum equation with a projection per stage:
+// One step: Heun's method (SSP-RK2) for the momentum equation with a
+// projection per stage,
 //   u1 = P(u + dt L(u)),   u' = P(u/2 + (u1 + dt L(u1))/2),
-// L = advection + diffusion + body force (stage_point, sim/fluid_physics.hpp).
-// Second order in time for the velocity, and a steady state (P L(u) = 0)
-// does not depend on dt. The second projection runs with dt/2 (its weight
-// in u'), so phi is the kinematic pressure of either stage.
+// L = advection + diffusion + body force (stage_point, sim/fluid_physics.hpp),
+// and the particles. Second order in time for the velocity, and a steady
+// state (P L(u) = 0) does not depend on dt. The second projection runs with
+// dt/2 (its weight in u'), so phi is the kinematic pressure of either stage.
+//
+// One-way (or no particles): the particles move first, in the fluid of the
+// step's start. Two-way (docs/ARCHITECTURE.md, "The coupled step"): the
+// implicit drag D (u + D = the free fluid u~, Backend::couple_fluid) enters
+// both stages as a source, L never acting on it,
+//   u1 = P(u~ + dt L(u)),   u' = P(u~/2 + R + (u1 + dt L(u1))/2),
+// and the particles move after the first projection: against u~, plus
+// their share of that projection's impulse, which the fluid gives back (R)
+// before the second. So the pressure that holds the fluid (a wall, a
+// gradient) holds back the particles' drag on it within the step.
 //
 // Two ways through the same sequence (heun): on the host, every scalar
 // (dt, norms, residuals) comes back before the next call; on an
@@ -119,20 +129,19 @@ StepInfo Simulation::step() {
   dt_ = next_dt();
   info.dt = dt_;
   set_dt(dt_);
-  PhaseTimer& t = backend_->timer();
-
-  t.begin(Phase::particles);
-  const int64_t inject = injection_count(cfg_, time_, time_ + dt_);
-  backend_->step_particles(next_id_, inject);
-  next_id_ += static_cast<uint64_t>(inject);
-  t.end(Phase::particles);
 
   PressureStats solves[2];
-  heun([&](int stage) {
-    if (stage == 1) set_dt(0.5 * dt_);
-    solves[stage] = solve_and_project();
-    if (stage == 1) set_dt(dt_);
-  });
+  heun(
+      [&] {
+        const int64_t inject = injection_count(cfg_, time_, time_ + dt_);
+        backend_->step_particles(next_id_, inject);
+        next_id_ += static_cast<uint64_t>(inject);
+      },
+      [&](int stage) {
+        if (stage == 1) set_dt(0.5 * dt_);
+        solves[stage] = solve_and_project();
+        if (stage == 1) set_dt(dt_);
+      });
   info.pressure = combine(solves[0], solves[1]);
   last_pressure_ = info.pressure;
   time_ += dt_;
@@ -140,20 +149,48 @@ StepInfo Simulation::step() {
   return info;
 }
 
-// The fluid part of the step, once for both ways: `project(stage)` solves
-// the pressure of stage 0 or 1 (the second with dt/2) and projects.
-template <class Project>
-void Simulation::heun(Project project) {
+// The fluid part of the step and where the particles move in it, once for
+// both ways: `project(stage)` solves the pressure of stage 0 or 1 (the
+// second with dt/2) and projects.
+template <class Particles, class Project>
+void Simulation::heun(Particles particles, Project project) {
   PhaseTimer& t = backend_->timer();
+  auto move = [&] {
+    t.begin(Phase::particles);
+    particles();
+    t.end(Phase::particles);
+  };
+  if (!cfg_.two_way) {
+    move();
+    t.begin(Phase::momentum);
+    backend_->copy_velocity(VelocityField::current, VelocityField::saved);
+    backend_->rk_stage(VelocityField::saved, VelocityField::saved, VelocityField::current, real(0), real(1), real(1));
+    t.end(Phase::momentum);
+    project(0);
+    t.begin(Phase::momentum);
+    backend_->copy_velocity(VelocityField::current, VelocityField::stage);
+    backend_->rk_stage(VelocityField::stage, VelocityField::saved, VelocityField::current, real(0.5), real(0.5),
+                       real(0.5));
+    t.end(Phase::momentum);
+    project(1);
+    return;
+  }
   t.begin(Phase::momentum);
-  backend_->copy_velocity(VelocityField::current, VelocityField::saved);
-  backend_->rk_stage(VelocityField::saved, VelocityField::saved, VelocityField::current, real(0), real(1));
+  backend_->copy_velocity(VelocityField::current, VelocityField::saved);  // u
+  t.end(Phase::momentum);
+  t.begin(Phase::particles);
+  backend_->couple_fluid();  // current = u~ (fixed boundary faces), stage = u~ (free boundary faces)
+  t.end(Phase::particles);
+  t.begin(Phase::momentum);
+  backend_->rk_stage(VelocityField::saved, VelocityField::stage, VelocityField::current, real(1), real(0), real(1));
+  backend_->copy_velocity(VelocityField::current, VelocityField::saved);  // what the projection starts from
   t.end(Phase::momentum);
   project(0);
-
+  move();  // against stage, plus the share of current - saved; R into stage
   t.begin(Phase::momentum);
-  backend_->copy_velocity(VelocityField::current, VelocityField::stage);
-  backend_->rk_stage(VelocityField::stage, VelocityField::saved, VelocityField::current, real(0.5), real(0.5));
+  backend_->copy_velocity(VelocityField::current, VelocityField::saved);  // u1
+  backend_->rk_stage(VelocityField::saved, VelocityField::stage, VelocityField::current, real(0.5), real(0.5),
+                     real(0.5));
   t.end(Phase::momentum);
   project(1);
 }
@@ -196,18 +233,17 @@ StepInfo Simulation::step_on_device() {
   // become timed nodes of it.
   backend_->segment(kSegmentStep, [&] {
     backend_->choose_dt_on_device();
-    t.begin(Phase::particles);
-    backend_->step_particles_on_device();
-    t.end(Phase::particles);
-    heun([&](int stage) {
-      t.begin(Phase::pressure);
-      if (stage == 1) backend_->scale_dt_on_device(real(0.5));
-      solver_->solve_on_device(*backend_, stage);
-      t.end(Phase::pressure);
-      t.begin(Phase::project);
-      backend_->project();
-      t.end(Phase::project);
-    });
+    heun([&] { backend_->step_particles_on_device(); },
+         [&](int stage) {
+           t.begin(Phase::pressure);
+           if (stage == 1) backend_->scale_dt_on_device(real(0.5));
+           solver_->solve_on_device(*backend_, stage);
+           t.end(Phase::pressure);
+           t.begin(Phase::project);
+           backend_->project();
+           t.end(Phase::project);
+           // the particles' share of the first projection is taken with dt, not dt/2
+         });
   });
   backend_->close_record();
   ++step_;

@@ -130,8 +130,10 @@ class Simulation {
   int64_t first_step_ = 0;
 
   void set_dt(double dt);  // k_.dt, uploaded to the backend
-  template <class Project>
-  void heun(Project project);
+  // The particles and the fluid of one step: `particles()` moves the
+  // particles (and injects), `project(stage)` solves and projects.
+  template <class Particles, class Project>
+  void heun(Particles particles, Project project);
   static PressureStats combine(const PressureStats& first, const PressureStats& second);
   // One pressure solve, the watchdog, the projection and the failure count.
   PressureStats solve_and_project();

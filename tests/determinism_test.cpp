@@ -82,10 +82,12 @@ TEST_CASE("determinism: the parallel deposit gives the same bits for 1, 2, 3 and
     }
     omp_set_num_threads(saved);
     for (size_t k = 1; k < runs.size(); ++k) sim::test::check_identical(runs[0], runs[k]);
-    // the deposit did something: the fluid moved against gravity's pull on the particles
-    double vsum = 0;
-    for (float v : runs[0].v) vsum += v;
-    CHECK(vsum < 0);
+    // the deposit did something: the fluid, at rest without it, moved (in the
+    // closed box the pressure holds its mean against the particles' weight,
+    // but the random loading stirs it)
+    double vmax = 0;
+    for (float v : runs[0].v) vmax = std::max(vmax, double(std::abs(v)));
+    CHECK(vmax > 1e-6);
   }
 }
 

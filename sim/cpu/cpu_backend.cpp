@@ -131,6 +131,13 @@ class CpuBackend final : public Backend {
       particles_impl(parts_.view(), first_id, count);
   }
 
+  void couple_fluid() override {
+    if (cfg_.layout == Layout::aos)
+      deposit_and_couple(ParticlesAoSView{aos_.data(), static_cast<int64_t>(aos_.size())});
+    else
+      deposit_and_couple(parts_.view());
+  }
+
   void copy_velocity(VelocityField from, VelocityField to) override {
     const auto [uf, vf] = velocity(from);
     const auto [ut, vt] = velocity(to);
@@ -139,15 +146,15 @@ class CpuBackend final : public Backend {
     std::copy(vf + first, vf + last, vt + first);
   }
 
-  void rk_stage(VelocityField in, VelocityField base, VelocityField out, real a, real b) override {
+  void rk_stage(VelocityField in, VelocityField base, VelocityField out, real a, real b, real cl) override {
     const bool quick = k_.advection == static_cast<int>(AdvectionScheme::quick);
     auto none = [](int, int, int) { return AdvectionReach{}; };  // central: the reach is not read
-    if (!quick) stage_loop(in, base, out, a, b, none, none);
+    if (!quick) stage_loop(in, base, out, a, b, cl, none, none);
     else if (k_.has_solids)
-      stage_loop(in, base, out, a, b, [this, f = clearance_.data()](int i, int j, int c) { return reach_u(i, j, c, f, k_); },
+      stage_loop(in, base, out, a, b, cl, [this, f = clearance_.data()](int i, int j, int c) { return reach_u(i, j, c, f, k_); },
                  [this, f = clearance_.data()](int i, int j, int c) { return reach_v(i, j, c, f, k_); });
     else
-      stage_loop(in, base, out, a, b, [this](int i, int j, int c) { return reach_u(i, j, c, AllClear{}, k_); },
+      stage_loop(in, base, out, a, b, cl, [this](int i, int j, int c) { return reach_u(i, j, c, AllClear{}, k_); },
                  [this](int i, int j, int c) { return reach_v(i, j, c, AllClear{}, k_); });
   }
 
@@ -354,7 +361,7 @@ class CpuBackend final : public Backend {
 
   // One stage over every face: reach_of_u/v give a face's advection reach.
   template <class ReachU, class ReachV>
-  void stage_loop(VelocityField in, VelocityField base, VelocityField out, real a, real b, ReachU reach_of_u,
+  void stage_loop(VelocityField in, VelocityField base, VelocityField out, real a, real b, real cl, ReachU reach_of_u,
                   ReachV reach_of_v) {
     const auto [ui, vi] = velocity(in);
     const auto [ub, vb] = velocity(base);
@@ -373,13 +380,13 @@ class CpuBackend final : public Backend {
                                 : stage_point(ub[c], ui[c],
                                               momentum_u(n, reach_of_u(i, j, c), solids && solid_u(open, c - P),
                                                          solids && solid_u(open, c + P), k_),
-                                              a, b, k_);
+                                              a, b, cl, k_);
         if (active_v(i, j, k_))
           vo[c] = solid_v_at(c) ? real(0)
                                 : stage_point(vb[c], vi[c],
                                               momentum_v(n, reach_of_v(i, j, c), solids && solid_v(open, c - 1, P),
                                                          solids && solid_v(open, c + 1, P), k_),
-                                              a, b, k_);
+                                              a, b, cl, k_);
       }
     fill_halo(uo, vo);
   }
@@ -467,7 +474,9 @@ class CpuBackend final : public Backend {
   template <class View>
   void particles_impl(View p, uint64_t first_id, int64_t count);
   template <class View>
-  void couple_fluid(View p);
+  void deposit_and_couple(View p);
+  void give_back_reaction(double gained_x, double gained_y);
+  int64_t fluid_faces_[2] = {-1, -1};  // active faces not touching a solid, u and v (all ranks)
   template <int kQ>
   void deposit_records(int64_t n, const std::array<real*, kQ>& to_u, const std::array<real*, kQ>& to_v);
   void update_coupled_faces();
@@ -503,14 +512,16 @@ class CpuBackend final : public Backend {
 template <class View>
 void CpuBackend::particles_impl(View p, uint64_t first_id, int64_t count) {
   const int64_t n = p.size();
+  // two-way: couple_fluid has run passes 1 to 3 (the free fluid in stage);
+  // current is the projected first stage, saved what was projected
   const bool two_way = k_.two_way != 0 && n > 0;
-  if (two_way) couple_fluid(p);  // passes 1 to 3: the fluid takes the drag of the step
   const real* mu = two_way ? mu_.data() : nullptr;
   const real* mv = two_way ? mv_.data() : nullptr;
   int64_t removed = 0, nonfinite = 0;
+  double gained_x = 0, gained_y = 0;  // two-way: the momentum the particles took from the projection
   // nonfinite rides on the loop's existing reduction: a few compares per
   // particle next to its exp and sampling, so the watchdog costs nothing here.
-#pragma omp parallel for schedule(static) reduction(+ : removed, nonfinite)
+#pragma omp parallel for schedule(static) reduction(+ : removed, nonfinite, gained_x, gained_y)
   for (int64_t i = 0; i < n; ++i) {
     if (!p.alive(i)) continue;
     ParticleMotion s{p.x(i), p.y(i), p.vx(i), p.vy(i)};
@@ -526,11 +537,23 @@ void CpuBackend::particles_impl(View p, uint64_t first_id, int64_t count) {
       particle_coeffs(mu, mv, two_way, s.x, s.y, d, k_, cx, cy);
     }
     real ufx, ufy;
-    sample_velocity(u_.data(), v_.data(), s.x, s.y, k_, ufx, ufy);
-    const ParticleUpdate up = update_particle(s, d, ufx, ufy, cx, cy, k_);
+    ParticleUpdate up;
+    if (two_way) {
+      sample_velocity(us_.data(), vs_.data(), s.x, s.y, k_, ufx, ufy);
+      real dux, duy;
+      sample_impulse(u_.data(), v_.data(), uh_.data(), vh_.data(), us_.data(), vs_.data(), s.x, s.y, k_, dux, duy);
+      up = update_coupled_particle(s, d, ufx, ufy, dux, duy, cx, cy, k_);
+      const real m = particle_mass(d, k_);
+      gained_x += static_cast<double>(m * (cx.kappa * dux));
+      gained_y += static_cast<double>(m * (cy.kappa * duy));
+    } else {
+      sample_velocity(u_.data(), v_.data(), s.x, s.y, k_, ufx, ufy);
+      up = update_particle(s, d, ufx, ufy, cx, cy, k_);
+    }
     if (!finite_motion(s) || !finite_motion(up.s)) ++nonfinite;
     if (store_update(p, i, up)) ++removed;
   }
+  if (two_way) give_back_reaction(gained_x, gained_y);
   counters_.removed += removed;
   nonfinite_ += nonfinite;
   for (int64_t q = 0; q < count && n > 0; ++q) {
@@ -570,8 +593,12 @@ void CpuBackend::migrate(View p) {
 // halo. Each deposit is gathered per particle in parallel and added in
 // particle order by deposit_records.
 template <class View>
-void CpuBackend::couple_fluid(View p) {
+void CpuBackend::deposit_and_couple(View p) {
   const int64_t n = p.size();
+  if (n == 0) {  // the free fluid is the fluid
+    copy_velocity(VelocityField::current, VelocityField::stage);
+    return;
+  }
   const bool wraps = is_periodic(k_, kBottom);  // a deposit near y = 0 or ly lands on the far rows
   const auto [first, last] = near_rows();
   std::fill(mu_.begin() + static_cast<std::ptrdiff_t>(first), mu_.begin() + static_cast<std::ptrdiff_t>(last), real(0));
@@ -629,6 +656,38 @@ void CpuBackend::couple_fluid(View p) {
   if (ranks_)
     for (auto* f : {&bv_, &av_}) ranks_->fold(f->data(), Stagger::v_face);
   update_coupled_faces();
+
+}
+
+// After the particles took their share of the first projection's impulse
+// (gained_x, gained_y: the momentum they gained, this rank's), the fluid
+// gives it back, spread evenly over its faces (reaction_velocity), into the
+// stage-2 base (stage, weighted 1/2 there: so twice).
+void CpuBackend::give_back_reaction(double gained_x, double gained_y) {
+  const int j0 = row_begin(), j1 = face_end();
+  if (fluid_faces_[0] < 0) {
+    int64_t n[2] = {0, 0};
+    for (int j = j0; j < j1; ++j)
+      for (int i = 0; i <= g_.nx; ++i) {
+        const int c = at(k_, i, j);
+        n[0] += active_u(i, j, k_) && !solid_u_at(c);
+        n[1] += active_v(i, j, k_) && !solid_v_at(c);
+      }
+    for (int q = 0; q < 2; ++q) fluid_faces_[q] = ranks_ ? ranks_->sum(n[q]) : n[q];
+  }
+  if (ranks_) {
+    gained_x = ranks_->sum(gained_x);
+    gained_y = ranks_->sum(gained_y);
+  }
+  const real du = real(2) * reaction_velocity(gained_x, fluid_faces_[0], k_);
+  const real dv = real(2) * reaction_velocity(gained_y, fluid_faces_[1], k_);
+#pragma omp parallel for schedule(static)
+  for (int j = j0; j < j1; ++j)
+    for (int i = 0; i <= g_.nx; ++i) {
+      const int c = at(k_, i, j);
+      if (active_u(i, j, k_) && !solid_u_at(c)) us_[c] += du;
+      if (active_v(i, j, k_) && !solid_v_at(c)) vs_[c] += dv;
+    }
 }
 
 // Adds every particle's record of deposit_ (x, y, kQ values for u, kQ for
@@ -665,18 +724,38 @@ void CpuBackend::deposit_records(int64_t n, const std::array<real*, kQ>& to_u, c
 }
 
 // Pass 3: every active fluid face takes the implicit drag of the particles
-// around it (solid faces stay 0); A and B are zeroed for the next step.
+// around it (solid faces stay 0). Then stage = current, the free fluid the
+// particles sample, where a held boundary face takes its free value (B
+// keeps it meanwhile) instead of the side's. A and B are zeroed.
 void CpuBackend::update_coupled_faces() {
   const int j0 = row_begin(), j1 = face_end();
+  const real half = face_fluid_mass(true, k_);
 #pragma omp parallel for schedule(static)
   for (int j = j0; j < j1; ++j)
     for (int i = 0; i <= g_.nx; ++i) {
       const int c = at(k_, i, j);
+      const bool hu = j < g_.ny && held_face_u(i, k_), hv = i < g_.nx && held_face_v(j, k_);
       if (active_u(i, j, k_) && !solid_u_at(c)) u_[c] = coupled_face_velocity(u_[c], au_[c], bu_[c], k_);
       if (active_v(i, j, k_) && !solid_v_at(c)) v_[c] = coupled_face_velocity(v_[c], av_[c], bv_[c], k_);
-      au_[c] = bu_[c] = av_[c] = bv_[c] = real(0);
+      bu_[c] = hu ? u_[c] + (au_[c] - bu_[c] * u_[c]) / (half + bu_[c]) : real(0);
+      bv_[c] = hv ? v_[c] + (av_[c] - bv_[c] * v_[c]) / (half + bv_[c]) : real(0);
+      au_[c] = av_[c] = real(0);
     }
   fill_halo(u_.data(), v_.data());
+  copy_velocity(VelocityField::current, VelocityField::stage);
+  for (int j = j0; j < j1; ++j) {
+    for (int i : {0, g_.nx}) {
+      const int c = at(k_, i, j);
+      if (j < g_.ny && held_face_u(i, k_)) us_[c] = bu_[c];
+      bu_[c] = real(0);
+    }
+    if (held_face_v(j, k_))
+      for (int i = 0; i < g_.nx; ++i) {
+        const int c = at(k_, i, j);
+        vs_[c] = bv_[c];
+        bv_[c] = real(0);
+      }
+  }
 }
 
 Diagnostics CpuBackend::diagnostics() {
