@@ -394,3 +394,33 @@ TEST_CASE("coupling: in a channel between walls the mixture loses x momentum onl
       CHECK(error < 1e-3);
     }
 }
+
+// A uniform suspension settling in a closed box (32^2, walls all round,
+// 64^2 particles on a lattice, from rest): at t = 20 tau_p the fluid must be
+// at rest and the particles at v_t = g_eff tau_p, at loadings 0.1, 2 and 10
+// and dt from tau_p/100 to 10 tau_p (the first step included: from rest).
+// Catches: particles moved against the fluid the implicit drag produced
+// before the projection took back what the walls forbid (they settled 2.4x
+// too fast at loading 2 and dt = tau_p, 8x at loading 10; the error grew
+// with dt and loading), and a held wall face that weighs like an interior one.
+// Within 1e-3 of v_t for dt <= 5 tau_p; at dt = 10 tau_p (two steps to 20
+// tau_p) the first step's error, that of a constant pressure over a step in
+// which the drag still grows, is not yet gone: within 1e-2 (measured 4e-3
+// at loading 2, 7e-3 at 10).
+TEST_CASE("coupling: a uniform suspension in a closed box settles at v_t with the fluid at rest, any loading and dt") {
+  for (double phi : {0.1, 2.0, 10.0})
+    for (double dt_over_tau : {0.01, 0.1, 1.0, 5.0, 10.0}) {
+      const sim::test::UniformSuspension s = sim::test::closed_box_suspension(32, 64, phi, dt_over_tau, -9.81);
+      sim::Simulation sim(s.cfg, sim::make_backend(s.cfg, s.state.grid, nullptr), s.state);
+      const int steps = static_cast<int>(std::lround(20.0 / dt_over_tau));
+      for (int n = 0; n < steps; ++n) sim.step();
+      const sim::Diagnostics d = sim.diagnostics();
+      const double vt = s.g_eff[1] * s.tau;
+      const double ratio = d.particle_mean_v[1] / vt, fluid = d.max_speed / std::abs(vt);
+      MESSAGE("phi " << phi << ", dt/tau " << dt_over_tau << ": <v_y>/v_t = " << ratio << ", fluid max|u|/v_t = "
+                     << fluid);
+      INFO("phi = " << phi << ", dt/tau = " << dt_over_tau);
+      CHECK(std::abs(ratio - 1) < (dt_over_tau <= 5 ? 1e-3 : 1e-2));
+      CHECK(fluid < 1e-3);
+    }
+}

@@ -60,6 +60,20 @@ inline UniformSuspension uniform_suspension(int n, int lattice, double phi, doub
   return u;
 }
 
+// The same lattice suspension in a closed box (no-slip walls on all four
+// sides), settling under gravity g (m/s^2, along y) from rest. The model's
+// exact answer: the fluid stays at rest (the pressure carries the
+// particles' weight) and every particle relaxes to the terminal velocity
+// v_t = g_eff tau_p as exp(-t / tau_p), whatever the loading and dt.
+inline UniformSuspension closed_box_suspension(int n, int lattice, double phi, double dt_over_tau, double g) {
+  UniformSuspension s = uniform_suspension(n, lattice, phi, dt_over_tau, 0.0, 0.0, 0.0, g);
+  for (BoundarySide* b : {&s.cfg.left, &s.cfg.right, &s.cfg.bottom, &s.cfg.top}) b->kind = BoundaryKind::wall;
+  const HostParticles lattice_particles = s.state.particles;
+  s.state = make_initial_state(s.cfg);
+  s.state.particles = lattice_particles;
+  return s;
+}
+
 // Mean fluid velocity over the owned faces of a periodic grid, and mean
 // velocity of the alive particles, per component.
 struct PhaseMeans {
