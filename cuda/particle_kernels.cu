@@ -528,8 +528,8 @@ __global__ void face_gather_kernel(KP kp, GatherBuffers b, const uint32_t* __res
   const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
   const int j = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
   if (i > k.nx || j > k.ny) return;
-  const bool own_u = i >= k.u_i_begin && i < k.u_i_end && j < k.ny;
-  const bool own_v = j >= k.v_j_begin && j < k.v_j_end && i < k.nx;
+  const bool own_u = owns_deposit_u(i, j, k);
+  const bool own_v = owns_deposit_v(i, j, k);
   if (!own_u && !own_v) return;
   real su[K], sv[K];
   SIM_UNROLL
