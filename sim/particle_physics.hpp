@@ -121,6 +121,7 @@ struct CouplingCoeffs {
   real beta_m1;  // beta - 1, without cancellation: what the fluid takes, per unit particle mass, of g dt
   real z;        // (1 + phi) r, the slip decay exponent of the step
   real kappa;    // the particle's share of the fluid's gain from a force on it (the projection's impulse, below)
+  real phi;      // the loading the coefficients are for
 };
 
 SIM_HD CouplingCoeffs coupling_coeffs(real r, real phi) {
@@ -141,6 +142,7 @@ SIM_HD CouplingCoeffs coupling_coeffs(real r, real phi) {
   c.beta_m1 = q_m1 / den;
   c.z = z;
   c.kappa = -q_m1 / (real(1) + phi * q);  // (1 - q) / (1 + phi q)
+  c.phi = phi;
   return c;
 }
 
@@ -156,14 +158,23 @@ SIM_HD real exp_mean_weight(real z) {
 }
 
 // The particle's velocity and position after dt, given the fluid velocity
-// (ufx, ufy) sampled from the coupled (already updated) fluid.
+// (ufx, ufy) sampled from the coupled (already updated) fluid. Over the step
+// the two-body velocity is v(t) = a + b e^{-z t/dt} + c t: the slip decays
+// while the mixture gains c = phi/(1 + phi) g_eff. Its mean is
+// v' + (v - v') f(z) - c dt (1/2 - f(z)): the exponential part alone would
+// move a particle of a heavy suspension by c dt^2 / 2 too far each step
+// (in a closed box, where the pressure takes that acceleration back, a
+// first-order error in the positions).
 SIM_HD ParticleMotion coupled_drag_step(ParticleMotion s, real ufx, real ufy, const CouplingCoeffs& cx,
                                         const CouplingCoeffs& cy, const Constants& k) {
   ParticleMotion o;
   o.vx = s.vx + cx.alpha * (ufx - s.vx) + cx.beta * (k.g_eff_x * k.dt);
   o.vy = s.vy + cy.alpha * (ufy - s.vy) + cy.beta * (k.g_eff_y * k.dt);
-  o.x = s.x + k.dt * (o.vx + (s.vx - o.vx) * exp_mean_weight(cx.z));
-  o.y = s.y + k.dt * (o.vy + (s.vy - o.vy) * exp_mean_weight(cy.z));
+  const real fx = exp_mean_weight(cx.z), fy = exp_mean_weight(cy.z);
+  const real lx = cx.phi / (real(1) + cx.phi) * k.g_eff_x * k.dt * (real(0.5) - fx);
+  const real ly = cy.phi / (real(1) + cy.phi) * k.g_eff_y * k.dt * (real(0.5) - fy);
+  o.x = s.x + k.dt * (o.vx + (s.vx - o.vx) * fx - lx);
+  o.y = s.y + k.dt * (o.vy + (s.vy - o.vy) * fy - ly);
   return o;
 }
 
