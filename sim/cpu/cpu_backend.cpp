@@ -656,7 +656,6 @@ void CpuBackend::deposit_and_couple(View p) {
   if (ranks_)
     for (auto* f : {&bv_, &av_}) ranks_->fold(f->data(), Stagger::v_face);
   update_coupled_faces();
-
 }
 
 // After the particles took their share of the first projection's impulse
