@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -33,9 +34,22 @@ std::string read_pid(int fd) {
 
 OutputLock::OutputLock(const std::string& dir) {
   const std::string path = join_path(dir, kLockName);
-  fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  // Never through a link (a link in its place would have the run truncate
+  // and write whatever it points to), never anything but a regular file (a
+  // FIFO or a device would block or be written to).
+  fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
+  if (fd_ < 0 && errno == ELOOP)
+    throw std::runtime_error("output directory '" + dir + "': " + kLockName +
+                             " is a symbolic link; sim writes its lock only into a regular file (remove the link)");
   if (fd_ < 0)
     throw std::runtime_error("output directory '" + dir + "': cannot create " + kLockName + ": " + std::strerror(errno));
+  struct stat st {};
+  if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd_);
+    fd_ = -1;
+    throw std::runtime_error("output directory '" + dir + "': " + kLockName +
+                             " is not a regular file; sim writes its lock only into one (remove it)");
+  }
   if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
     const int err = errno;
     // The holder writes its pid right after locking; a reader that comes in

@@ -3,8 +3,10 @@
 #include <doctest/doctest.h>
 
 #include <signal.h>
+#include <sys/stat.h>
 
 #include <filesystem>
+#include <fstream>
 #include <set>
 #include <string>
 #include <vector>
@@ -399,4 +401,33 @@ TEST_CASE("cli: the CPU backend's threads fit the work, unless OMP_NUM_THREADS s
   INFO(forced.out);
   CHECK(forced.status == 0);
   CHECK(forced.out.find("backend: cpu (3 OpenMP threads)") != std::string::npos);
+}
+
+// A link in the lock's place is refused, not followed: the run neither
+// truncates nor writes what the link points to, and writes nothing else
+// (the run used to write its pid into the target and exit 0). A FIFO in the
+// lock's place is refused too (opening it for writing would block or feed a
+// reader).
+TEST_CASE("cli: a symbolic link or a FIFO in place of the output lock is refused and left alone") {
+  const std::string dir = test::scratch_dir("cli_lock_link");
+  std::filesystem::create_directories(dir + "/out");
+  const std::string target = dir + "/important.txt";
+  { std::ofstream(target) << "keep me\n"; }
+  std::filesystem::create_symlink(target, dir + "/out/.sim.lock");
+  const test::SimResult linked = test::run_sim("--backend cpu --steps 2 --output " + dir + "/out" + small + box);
+  CHECK(linked.status == 1);
+  CHECK(linked.out == "sim: error: output directory '" + dir + "/out': .sim.lock is a symbolic link; sim writes its "
+                      "lock only into a regular file (remove the link)\n");
+  CHECK(test::read_text(target) == "keep me\n");
+  CHECK_FALSE(std::filesystem::exists(dir + "/out/snap_000000.h5"));
+  CHECK_FALSE(std::filesystem::exists(dir + "/out/sim.xdmf"));
+
+  const std::string fifo_dir = dir + "/fifo";
+  std::filesystem::create_directories(fifo_dir);
+  REQUIRE(::mkfifo((fifo_dir + "/.sim.lock").c_str(), 0644) == 0);
+  const test::SimResult fifo = test::run_sim("--backend cpu --steps 2 --output " + fifo_dir + small + box);
+  CHECK(fifo.status == 1);
+  CHECK(fifo.out == "sim: error: output directory '" + fifo_dir + "': .sim.lock is not a regular file; sim writes "
+                    "its lock only into one (remove it)\n");
+  CHECK_FALSE(std::filesystem::exists(fifo_dir + "/sim.xdmf"));
 }
