@@ -431,3 +431,32 @@ TEST_CASE("cli: a symbolic link or a FIFO in place of the output lock is refused
                     "its lock only into one (remove it)\n");
   CHECK_FALSE(std::filesystem::exists(fifo_dir + "/sim.xdmf"));
 }
+
+// The report on standard output must land: a full device (/dev/full) or a
+// closed standard output makes a good run exit 1 with one line (both exited
+// 0 with the report lost; with standard output closed the report could go
+// into the first file sim opened), while a reader that leaves early (`|
+// head -c 0`, which killed a finished run with SIGPIPE, status 141) is no
+// failure of the run. --quiet writes no report: nothing to lose.
+TEST_CASE("cli: a report that cannot be written fails the run; a reader that leaves does not") {
+  const std::string dir = test::scratch_dir("cli_report");
+  auto shell = [&](const std::string& tail, const std::string& out) {
+    const std::string script = std::string(SIM_EXECUTABLE) + " --backend cpu --steps 2 --output " + dir + "/" + out +
+                               small + box + " " + tail;
+    return test::run_shell(script);
+  };
+  const test::SimResult full = shell("> /dev/full", "full");
+  CHECK(full.status == 1);
+  CHECK(full.out == "sim: error: cannot write the run's report to standard output: No space left on device\n");
+  const test::SimResult closed = shell(">&-", "closed");
+  CHECK(closed.status == 1);
+  CHECK(closed.out == "sim: error: cannot write the run's report to standard output: standard output is closed\n");
+  const std::string lock = test::read_text(dir + "/closed/.sim.lock");
+  CHECK(lock.find("steps") == std::string::npos);  // the report did not go into the lock
+  const test::SimResult piped = shell("| head -c 0; exit ${PIPESTATUS[0]}", "piped");
+  CHECK(piped.status == 0);
+  CHECK(piped.out.empty());
+  const test::SimResult quiet = shell("--quiet >&-", "quiet");
+  CHECK(quiet.status == 0);
+  CHECK(quiet.out.empty());
+}

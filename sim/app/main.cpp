@@ -1,8 +1,13 @@
 // sim [OPTIONS] CONFIG: run a case; sim bench [OPTIONS] CONFIG: benchmark it.
 // See README.md, docs/CONFIG.md and docs/PERFORMANCE.md.
+#include <fcntl.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
 #include <optional>
 #include <string>
@@ -36,10 +41,50 @@ const char* launcher_rank() {
   return nullptr;
 }
 
+// Standard input, output and error must be open before sim opens any file:
+// a closed one's number would go to the first file opened (the output
+// lock, a snapshot), and the report would be written into it. A closed one
+// is opened on /dev/null; true if standard output was closed.
+bool open_standard_streams() {
+  bool out_closed = false;
+  for (int fd : {0, 1, 2}) {
+    if (::fcntl(fd, F_GETFD) != -1 || errno != EBADF) continue;
+    const int n = ::open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+    if (n >= 0 && n != fd) {
+      ::dup2(n, fd);
+      ::close(n);
+    }
+    if (fd == 1) out_closed = true;
+  }
+  return out_closed;
+}
+
+// The report on standard output must have been written: a write that
+// failed (a full disk, /dev/full, a closed stream) turns a good run's
+// status 0 into 1, with one line on standard error. A reader that left
+// (`sim ... | head`) is no failure of the run: sim ignores SIGPIPE, so that
+// write fails with EPIPE instead of killing a finished run with 141.
+int check_report_written(int rc, bool out_closed, bool wrote, std::ostream& errors) {
+  errno = 0;
+  std::cout.flush();  // through stdio's buffer: its fflush sets errno where it fails
+  int e = errno;
+  const bool flushed = std::fflush(stdout) == 0;
+  if (e == 0) e = errno;
+  const bool failed = !flushed || std::ferror(stdout) != 0 || std::cout.fail();
+  std::string why;
+  if (out_closed && wrote) why = "standard output is closed";
+  else if (failed && e != EPIPE) why = e != 0 ? std::strerror(e) : "write failed";
+  if (why.empty()) return rc;
+  errors << "sim: error: cannot write the run's report to standard output: " << why << "\n";
+  return rc == 0 ? 1 : rc;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   prefer_passive_openmp(argv);
+  const bool out_closed = open_standard_streams();
+  std::signal(SIGPIPE, SIG_IGN);
   const char* rank = launcher_rank();
   // Every rank parses the same command line and config: ranks other than 0
   // keep their copies of the same one-line error to themselves.
@@ -50,23 +95,31 @@ int main(int argc, char** argv) {
   if (rc >= 0) return rc;
   std::optional<sim::MpiSession> mpi;
   if (rank && sim::MpiSession::built_with_mpi()) mpi.emplace(&argc, &argv);
-  try {
-    const sim::Config cfg = sim::load_config(cli.config_path, sim::cli_overrides(cli));
-    sim::RunOptions opts;
-    if (mpi) opts.comm = sim::Comm::world();
-    if (cli.command == sim::Command::bench) {
-      if (opts.comm.size() > 1) return sim::run_bench_ranks(cfg, cli.bench, opts.comm, std::cout, std::cerr);
-      return sim::run_bench(cfg, cli.bench, std::cout, std::cerr);
+  bool wrote = true;  // whether the run writes a report to standard output
+  const int status = [&] {
+    try {
+      const sim::Config cfg = sim::load_config(cli.config_path, sim::cli_overrides(cli));
+      sim::RunOptions opts;
+      if (mpi) opts.comm = sim::Comm::world();
+      if (cli.command == sim::Command::bench) {
+        if (opts.comm.size() > 1) return sim::run_bench_ranks(cfg, cli.bench, opts.comm, std::cout, std::cerr);
+        return sim::run_bench(cfg, cli.bench, std::cout, std::cerr);
+      }
+      opts.quiet = cli.quiet;
+      wrote = !cli.quiet;
+      if (cli.restart) opts.restart = *cli.restart;
+      opts.overwrite = cli.overwrite;
+      return sim::run_simulation(cfg, opts, std::cout, std::cerr);
+    } catch (const sim::ConfigError& e) {
+      errors << "sim: error: " << sim::error_line(e.what()) << "\n";
+      wrote = false;
+      return 2;
+    } catch (const std::exception& e) {
+      errors << "sim: error: " << sim::error_line(e.what()) << "\n";
+      wrote = false;
+      return 1;
     }
-    opts.quiet = cli.quiet;
-    if (cli.restart) opts.restart = *cli.restart;
-    opts.overwrite = cli.overwrite;
-    return sim::run_simulation(cfg, opts, std::cout, std::cerr);
-  } catch (const sim::ConfigError& e) {
-    errors << "sim: error: " << sim::error_line(e.what()) << "\n";
-    return 2;
-  } catch (const std::exception& e) {
-    errors << "sim: error: " << sim::error_line(e.what()) << "\n";
-    return 1;
-  }
+  }();
+  // ranks other than 0 write no report
+  return &errors == &std::cerr ? check_report_written(status, out_closed, wrote, errors) : status;
 }

@@ -43,8 +43,8 @@ struct SimResult {
 
 // `sim ARGS` through the shell (ARGS quoted by the caller where needed).
 // `env`: a prefix such as "env -u OMP_NUM_THREADS" (empty: the suite's environment).
-inline SimResult run_sim(const std::string& args, const std::string& env = "") {
-  const std::string cmd = (env.empty() ? "" : env + " ") + std::string(SIM_EXECUTABLE) + " " + args + " 2>&1";
+// A shell command line: its exit status and what it printed.
+inline SimResult run_command(const std::string& cmd) {
   SimResult r;
   FILE* p = popen(cmd.c_str(), "r");
   REQUIRE(p != nullptr);
@@ -54,6 +54,14 @@ inline SimResult run_sim(const std::string& args, const std::string& env = "") {
   r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
   return r;
 }
+
+inline SimResult run_sim(const std::string& args, const std::string& env = "") {
+  return run_command((env.empty() ? "" : env + " ") + std::string(SIM_EXECUTABLE) + " " + args + " 2>&1");
+}
+
+// `bash -c SCRIPT` (SCRIPT single-quote free): its exit status and what its
+// standard error (and any standard output not redirected) printed.
+inline SimResult run_shell(const std::string& script) { return run_command("bash -c '" + script + "' 2>&1"); }
 
 // `sim ARGS` started as a child process with stdout to /dev/null; its pid
 // (for kill and waitpid), or -1.
