@@ -154,6 +154,7 @@ class Loader {
     const Config& c = cfg;
     check_periodic("left", c.left, "right", c.right);
     check_periodic("bottom", c.bottom, "top", c.top);
+    check_mass_balance();
     for (std::size_t i = 0; i < c.obstacles.size(); ++i) {
       const Obstacle& o = c.obstacles[i];
       const std::string ep = "obstacles[" + std::to_string(i) + "]";
@@ -381,6 +382,32 @@ class Loader {
       }
       seeded = *sum;
     }
+  }
+
+  // With no outflow side nothing can leave: the inflows must add up to no
+  // net volume, or the incompressible fluid has no solution (the projection
+  // then leaves a divergence orders above its tolerance).
+  void check_mass_balance() {
+    const Config& c = cfg;
+    const std::pair<const char*, const BoundarySide*> sides[] = {
+        {"left", &c.left}, {"right", &c.right}, {"bottom", &c.bottom}, {"top", &c.top}};
+    double net = 0, scale = 0;
+    std::string first, list;
+    for (const auto& [name, s] : sides) {
+      if (s->kind == BoundaryKind::outflow) return;
+      if (s->kind != BoundaryKind::inflow) continue;
+      const double length = (std::string(name) == "left" || std::string(name) == "right") ? c.ly : c.lx;
+      net += s->speed * length;
+      scale += std::abs(s->speed) * length;
+      if (first.empty()) first = name;
+      list += std::string(list.empty() ? "" : ", ") + name + " " + format_number(s->speed) + " m/s";
+    }
+    if (first.empty() || std::abs(net) <= 1e-12 * scale) return;
+    const std::string key = "boundary." + first + ".speed";
+    fail(loc(key, "boundary." + first + ".kind"), key,
+         "the inflows (" + list + ") bring " + format_number(net) +
+             " m^2/s into a domain with no outflow side, which an incompressible fluid cannot hold (make a side "
+             "outflow, or balance the inflows)");
   }
 
   void check_periodic(const std::string& a, const BoundarySide& sa, const std::string& b, const BoundarySide& sb) {

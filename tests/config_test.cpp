@@ -178,6 +178,7 @@ TEST_CASE("config: --set overrides are typed and validated like the file") {
                                       {"run.steps=5", "fluid.viscosity=2e-3", "fluid.density=3", "particles.two_way=false",
                                        "run.layout=aos", "gpu.stencil=\"shared\"", "run.output=results/a b",
                                        "boundary.top.speed=2.5", "boundary.left={kind=\"inflow\", speed=0.5}",
+                                       "boundary.right.kind=\"outflow\"",
                                        "particles.regions[0].count=7", "run.seed=42", "run.steps=6"});
   CHECK(c.steps == 6);  // the later --set wins
   CHECK(c.viscosity == 2e-3);
@@ -495,4 +496,25 @@ TEST_CASE("config: GPU strategies left unset are chosen by the case, set ones ar
   const Config tg = test::shipped_config("taylor_green.toml");
   CHECK(tg.case_choices.empty());
   CHECK(Config{}.deposit == Deposit::sorted);
+}
+
+// Inflows with no outflow side must bring in no net volume: two facing
+// inflows into a closed channel have no incompressible solution (the run
+// reported a residual of 1e-15 while the divergence stayed 600 times its
+// tolerance, and exited 0). Balanced inflows (one brings in what the other
+// takes: speed -1 is out of the domain) and any case with an outflow load.
+TEST_CASE("config: inflows that a domain with no outflow cannot hold are refused") {
+  const std::string sides = "[boundary.bottom]\nkind = \"wall\"\n[boundary.top]\nkind = \"wall\"\n";
+  CHECK(test::config_error(sides + "[boundary.left]\nkind = \"inflow\"\nspeed = 1.0\n[boundary.right]\nkind = "
+                                   "\"inflow\"\nspeed = 1.0\n") ==
+        "t.toml:7:9: boundary.left.speed: the inflows (left 1 m/s, right 1 m/s) bring 2 m^2/s into a domain with no "
+        "outflow side, which an incompressible fluid cannot hold (make a side outflow, or balance the inflows)");
+  CHECK(test::config_error(sides + "[boundary.left]\nkind = \"inflow\"\nspeed = 1.0\n[boundary.right]\nkind = "
+                                   "\"inflow\"\nspeed = -1.0\n") == "");
+  CHECK(test::config_error(sides + "[boundary.left]\nkind = \"inflow\"\nspeed = 1.0\n[boundary.right]\nkind = "
+                                   "\"outflow\"\n") == "");
+  // an inflow into a closed box with walls elsewhere
+  CHECK(test::config_error("[boundary.bottom]\nkind = \"inflow\"\nspeed = 0.5\n")
+            .find("boundary.bottom.speed: the inflows (bottom 0.5 m/s) bring 0.5 m^2/s into a domain") !=
+        std::string::npos);
 }

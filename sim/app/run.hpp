@@ -1,8 +1,10 @@
 // The `sim CONFIG` job: build the state, step, report.
 #pragma once
+#include <algorithm>
 #include <iosfwd>
 #include <string>
 
+#include "sim/backend.hpp"
 #include "sim/config.hpp"
 #include "sim/parallel/comm.hpp"
 #include "sim/parallel/decomposition.hpp"
@@ -20,6 +22,20 @@ struct RunOptions {
 
 // Returns the process exit status; errors are one line on `err`.
 int run_simulation(const Config& cfg, const RunOptions& opts, std::ostream& out, std::ostream& err);
+
+// The check of a run's answer: after the last projection, max |div u| h /
+// max |u| must stay below divergence_limit(pressure.tolerance), the larger
+// of kDivergencePerTolerance times the tolerance and kDivergenceRoundings
+// float32 roundings (2^-24). The shipped cases end at 6.2e-8 to 8.1e-8 (1.0
+// to 1.4 roundings, whatever the solver reached: the float32 faces bound it);
+// two facing inflows with no outflow end at 0.03-0.07. Empty when the check
+// passes, else the one-line reason.
+constexpr double kDivergencePerTolerance = 10.0;
+constexpr double kDivergenceRoundings = 16.0;
+inline double divergence_limit(double tolerance) {
+  return std::max(kDivergencePerTolerance * tolerance, kDivergenceRoundings * 0x1p-24);
+}
+std::string divergence_failure(const Config& cfg, const Diagnostics& d, double h);
 
 // A run over `ranks` ranks: what it cannot do (throws its one-line error),
 // and the domain its slabs split.
