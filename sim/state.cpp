@@ -79,7 +79,10 @@ SimState make_initial_state(const Config& cfg) {
   for (int i = -1; i <= g.nx + 1; ++i) halo_velocity_y(s.u.data(), s.v.data(), i, k);
 
   // Particles: region r's particles take the next ids in order; a draw
-  // that lands in an obstacle is redrawn on later streams.
+  // that lands in an obstacle is redrawn on later streams, up to 64 times
+  // (a region half inside obstacles then loses a particle with probability
+  // 2^-64); a particle still inside one refuses the run, naming its region
+  // (they used to start dead, silently).
   const int64_t cap = cfg.particle_capacity();
   s.particles.resize(static_cast<size_t>(cap));
   // Slot invariant: slot r always holds an id congruent to r modulo the
@@ -88,12 +91,14 @@ SimState make_initial_state(const Config& cfg) {
   // (a GPU sort by cell) can be undone.
   for (size_t r = 0; r < s.particles.size(); ++r) s.particles.id[r] = static_cast<uint32_t>(r);
   uint64_t id = 0;
-  for (const ParticleRegion& r : cfg.regions) {
+  for (size_t region = 0; region < cfg.regions.size(); ++region) {
+    const ParticleRegion& r = cfg.regions[region];
+    int64_t unplaced = 0;
     for (int64_t n = 0; n < r.count; ++n, ++id) {
       const size_t slot = static_cast<size_t>(id % static_cast<uint64_t>(cap));
       double x = 0, y = 0, d = 0;
       bool placed = false;
-      for (uint32_t attempt = 0; attempt < 16 && !placed; ++attempt) {
+      for (uint32_t attempt = 0; attempt < 64 && !placed; ++attempt) {
         const uint32_t base = attempt * 3;
         d = r.diameter_min + (r.diameter_max - r.diameter_min) * uniform01(cfg.seed, id, base + kStreamD);
         x = r.x0 + (r.x1 - r.x0) * uniform01(cfg.seed, id, base + kStreamX);
@@ -108,7 +113,13 @@ SimState make_initial_state(const Config& cfg) {
       p.d[slot] = static_cast<real>(d);
       p.id[slot] = static_cast<uint32_t>(id);
       p.alive[slot] = placed ? 1u : 0u;
+      unplaced += placed ? 0 : 1;
     }
+    if (unplaced > 0)
+      throw std::invalid_argument(cfg.source + ": particles.regions[" + std::to_string(region) + "]: " +
+                                  std::to_string(unplaced) + " of its " + std::to_string(r.count) +
+                                  " particles fell inside obstacles in 64 draws each: the region lies (almost) "
+                                  "wholly in a solid (move it into the fluid)");
   }
   s.next_id = id;
   return s;

@@ -39,7 +39,9 @@ void check_particle_slots(const Config& cfg);
 
 // Fluid at its initial condition, obstacles rasterised, particles seeded
 // from the config's regions (deterministic in cfg.seed). Throws for a grid
-// or particle count that does not fit (Grid::make, check_particle_slots).
+// or particle count that does not fit (Grid::make, check_particle_slots),
+// and std::invalid_argument, one line naming the region, for particles no
+// draw places outside the obstacles.
 SimState make_initial_state(const Config& cfg);
 
 // Particles injected between t0 and t1 at cfg.inject.rate: ids [first, first + count).
