@@ -484,3 +484,20 @@ TEST_CASE("cli: a run whose projection leaves the velocity divergent fails after
   // a converged run passes the check
   CHECK(test::run_sim("--backend cpu --steps 5 --output " + dir + "/ok " + channel).status == 0);
 }
+
+// A long path must not hide the reason after it: error lines used to be cut
+// at 240 characters, so "Permission denied" after a 300-character output
+// path never showed. Now only the middle of a line past 1024 characters
+// goes, and a megabyte argument still comes back short.
+TEST_CASE("cli: error lines keep their reason after a long path, and stay short") {
+  // /proc takes no new directory, whoever runs the test (root included)
+  std::string deep = "/proc/sim_test_no_such_dir/";
+  for (int i = 0; i < 6; ++i) deep += std::string(48, char('a' + i)) + "/";
+  const test::SimResult r = test::run_sim("--backend cpu --steps 1 --output " + deep + "out" + small + box);
+  CHECK(r.status == 1);
+  CHECK(test::count_lines(r.out) == 1);
+  CHECK(r.out.find(deep) != std::string::npos);
+  CHECK(r.out.find("': No such file or directory\n") != std::string::npos);
+  CHECK(sim::error_line(std::string(5000000, 'k') + ": unknown key").size() == 1024 + 7);
+  CHECK(sim::error_line(std::string(5000000, 'k') + ": unknown key").find(": unknown key") != std::string::npos);
+}

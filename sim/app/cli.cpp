@@ -260,8 +260,12 @@ std::string shown_value(const std::string& value) {
 }
 
 std::string error_line(const std::string& message) {
-  constexpr size_t kMax = 240;
-  std::string s = message.size() <= kMax ? message : message.substr(0, kMax) + "...";
+  // Long messages lose their middle, never their end: a long path is cut
+  // inside, and the reason after it ("Permission denied") stays.
+  constexpr size_t kMax = 1024, kHead = 320, kTail = kMax - kHead;
+  std::string s = message.size() <= kMax
+                      ? message
+                      : message.substr(0, kHead) + " [...] " + message.substr(message.size() - kTail);
   for (char& c : s)
     if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
   return s;

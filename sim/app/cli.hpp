@@ -40,9 +40,10 @@ int parse_cli(int argc, char** argv, CliOptions& options, std::ostream& out, std
 // As above, printing --help and --version to std::cout.
 int parse_cli(int argc, char** argv, CliOptions& options, std::ostream& err);
 
-// An error message as one short line: control characters shown as '?',
-// cut to a couple of hundred characters with "..." (an argument of
-// megabytes must not come back to the terminal).
+// An error message as one line: control characters shown as '?'; past
+// 1024 characters its middle gives way to " [...] " (an argument of
+// megabytes must not come back to the terminal), its first 320 and last
+// 697 characters kept, so the reason at the end of a long path survives.
 std::string error_line(const std::string& message);
 
 // `value` for a message: cut to a few dozen characters with "...".
