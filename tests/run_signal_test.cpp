@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <string>
 #include <thread>
+#include <utility>
 
 #include "support/cli.hpp"
 #include "support/io.hpp"
@@ -41,4 +42,35 @@ TEST_CASE("run: SIGINT stops after a step, writes the final snapshot, and the ru
   char name[32];
   std::snprintf(name, sizeof name, "snap_%06lld.h5", static_cast<long long>(step + 5));
   CHECK(fs::exists(dir / name));
+}
+
+// SIGTERM, SIGHUP (the terminal closed) and SIGUSR1/2 end a run as Ctrl-C
+// does: after a step, the final snapshot written, no .tmp left, status 128
+// + the signal's number, one line naming the signal. SIGHUP and SIGUSR1
+// used to kill the run without its snapshot, leaving snap_*.h5.<pid>.tmp.
+TEST_CASE("run: SIGTERM, SIGHUP, SIGUSR1 and SIGUSR2 stop after a step with the snapshot, status 128 + signal") {
+  const std::string cfg = sim::test::source_path("config/cavity.toml");
+  const std::pair<int, const char*> signals[] = {{SIGTERM, "SIGTERM"}, {SIGHUP, "SIGHUP"}, {SIGUSR1, "SIGUSR1"},
+                                                 {SIGUSR2, "SIGUSR2"}};
+  for (const auto& [sig, name] : signals) {
+    INFO(name);
+    const fs::path dir = sim::test::scratch_dir(std::string("signal_") + name);
+    const pid_t child =
+        sim::test::start_sim({"--backend", "cpu", "--steps", "100000000", "--output=" + dir.string(), cfg});
+    REQUIRE(child > 0);
+    std::this_thread::sleep_for(std::chrono::milliseconds(1000));
+    kill(child, sig);
+    int status = 0;
+    waitpid(child, &status, 0);
+    REQUIRE(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 128 + sig);
+    int snaps = 0, tmps = 0;
+    for (const auto& e : fs::directory_iterator(dir)) {
+      snaps += e.path().extension() == ".h5";
+      tmps += e.path().string().find(".tmp") != std::string::npos;
+    }
+    CHECK(snaps >= 1);  // the periodic ones and the final one
+    CHECK(tmps == 0);
+    CHECK(fs::exists(dir / "sim.xdmf"));
+  }
 }

@@ -93,6 +93,7 @@ int main(int argc, char** argv) {
   sim::CliOptions cli;
   const int rc = sim::parse_cli(argc, argv, cli, errors);
   if (rc >= 0) return rc;
+  if (cli.command != sim::Command::bench) sim::install_stop_signals();  // before any work
   std::optional<sim::MpiSession> mpi;
   if (rank && sim::MpiSession::built_with_mpi()) mpi.emplace(&argc, &argv);
   bool wrote = true;  // whether the run writes a report to standard output

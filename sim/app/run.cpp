@@ -122,30 +122,47 @@ class RunOutput {
   double main_ms_ = 0;
 };
 
-// SIGINT/SIGTERM end the run cleanly after the current step: the final
-// snapshot is written, so an interrupted run can be restarted from it.
+// SIGINT, SIGTERM, SIGHUP, SIGUSR1 and SIGUSR2 end the run cleanly after
+// the current step: the final snapshot is written, so an interrupted run
+// can be restarted from it, and the status is 128 + the signal's number.
+// The first signal is kept (a lock-free atomic: safe in a handler); one
+// that comes before the stepping (install_stop_signals runs first thing)
+// stops the run before its first step.
 std::atomic<Simulation*> g_interruptible{nullptr};
-extern "C" void request_stop_on_signal(int) {
+std::atomic<int> g_stop_signal{0};
+extern "C" void request_stop_on_signal(int sig) {
+  int none = 0;
+  g_stop_signal.compare_exchange_strong(none, sig);
   if (Simulation* s = g_interruptible.load()) s->request_stop();
+}
+const char* signal_name(int sig) {
+  switch (sig) {
+    case SIGINT: return "SIGINT";
+    case SIGTERM: return "SIGTERM";
+    case SIGHUP: return "SIGHUP";
+    case SIGUSR1: return "SIGUSR1";
+    case SIGUSR2: return "SIGUSR2";
+    default: return "a signal";
+  }
 }
 class StopOnSignal {
  public:
   explicit StopOnSignal(Simulation& s) {
     g_interruptible.store(&s);
-    int_ = std::signal(SIGINT, request_stop_on_signal);
-    term_ = std::signal(SIGTERM, request_stop_on_signal);
+    for (int k = 0; k < kSignals; ++k) previous_[k] = std::signal(kStopSignals[k], request_stop_on_signal);
+    if (g_stop_signal.load() != 0) s.request_stop();
   }
   ~StopOnSignal() {
-    std::signal(SIGINT, int_);
-    std::signal(SIGTERM, term_);
+    for (int k = 0; k < kSignals; ++k) std::signal(kStopSignals[k], previous_[k]);
     g_interruptible.store(nullptr);
   }
   StopOnSignal(const StopOnSignal&) = delete;
   StopOnSignal& operator=(const StopOnSignal&) = delete;
 
  private:
-  void (*int_)(int) = SIG_DFL;
-  void (*term_)(int) = SIG_DFL;
+  static constexpr int kSignals = 5;
+  static constexpr int kStopSignals[kSignals] = {SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2};
+  void (*previous_[kSignals])(int) = {SIG_DFL, SIG_DFL, SIG_DFL, SIG_DFL, SIG_DFL};
 };
 
 // A directory already holding a series belongs to another run: writing into
@@ -245,7 +262,12 @@ int run(const Config& cfg, const RunOptions& opts, std::ostream& out, std::ostre
   const StopOnSignal stop_on_signal(sim);
   // Over several ranks, a signal one rank caught stops all of them after
   // the same step.
-  auto stop = [&] { return split ? comm.allreduce_max(int64_t(sim.stop_requested())) != 0 : sim.stop_requested(); };
+  // the signal that stops the run (0: none), the same on every rank
+  auto stop_signal = [&] {
+    const int64_t sig = sim.stop_requested() ? g_stop_signal.load() : 0;
+    return split ? comm.allreduce_max(sig) : sig;
+  };
+  auto stop = [&] { return stop_signal() != 0; };
   bool stopped = false;
   while (sim.step_index() < last && !(stopped = stop())) {
     sim.step();
@@ -264,6 +286,7 @@ int run(const Config& cfg, const RunOptions& opts, std::ostream& out, std::ostre
   }
   if (!split) stopped = sim.stop_requested();
   else if (!stopped) stopped = stop();
+  const int sig = stopped ? static_cast<int>(stop_signal()) : 0;
   if (progress) out << "\n";
   output.finish(sim);
   const double wall = std::chrono::duration<double>(Clock::now() - t0).count();
@@ -309,13 +332,19 @@ int run(const Config& cfg, const RunOptions& opts, std::ostream& out, std::ostre
   if (talk) print_summary(out, s);
   if (!wrong.empty() && !sweeps) throw CollectiveError(wrong);
   if (stopped) {
-    if (root) out << "stopped by a signal at step " << sim.step_index() << "; its snapshot is in " << cfg.output << "\n";
-    return 130;
+    if (root)
+      out << "stopped by " << signal_name(sig) << " at step " << sim.step_index() << "; its snapshot is in "
+          << cfg.output << "\n";
+    return 128 + (sig > 0 ? sig : SIGINT);
   }
   return 0;
 }
 
 }  // namespace
+
+void install_stop_signals() {
+  for (int s : {SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2}) std::signal(s, request_stop_on_signal);
+}
 
 std::string divergence_failure(const Config& cfg, const Diagnostics& d, double h) {
   if (!(d.max_speed > 0) && !(d.max_div > 0)) return {};  // a fluid at rest

@@ -20,6 +20,11 @@ struct RunOptions {
   Comm comm = Comm::serial();
 };
 
+// SIGINT, SIGTERM, SIGHUP, SIGUSR1 and SIGUSR2 from now on stop a run after
+// its current step, with its snapshot, and status 128 + the signal's number
+// (one that comes before the stepping stops it before its first step).
+void install_stop_signals();
+
 // Returns the process exit status; errors are one line on `err`.
 int run_simulation(const Config& cfg, const RunOptions& opts, std::ostream& out, std::ostream& err);
 
