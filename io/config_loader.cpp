@@ -17,6 +17,7 @@
 #include "io/config_schema.hpp"
 #include "io/config_writer.hpp"
 #include "sim/checked.hpp"
+#include "sim/constants.hpp"
 #include "sim/grid.hpp"
 #include "sim/stability.hpp"
 
@@ -155,6 +156,10 @@ class Loader {
     check_periodic("left", c.left, "right", c.right);
     check_periodic("bottom", c.bottom, "top", c.top);
     check_mass_balance();
+    if (c.obstacles.size() > static_cast<size_t>(kMaxObstacles))
+      fail(loc("obstacles[" + std::to_string(kMaxObstacles) + "]", "obstacles"), "obstacles",
+           "at most " + std::to_string(kMaxObstacles) + " obstacles are supported, got " +
+               std::to_string(c.obstacles.size()));
     for (std::size_t i = 0; i < c.obstacles.size(); ++i) {
       const Obstacle& o = c.obstacles[i];
       const std::string ep = "obstacles[" + std::to_string(i) + "]";
@@ -464,8 +469,12 @@ class Loader {
 
 }  // namespace
 
-Config load_config_string(const std::string& toml_text, const std::string& source_name,
+Config load_config_string(const std::string& toml_text_in, const std::string& source_name,
                           const std::vector<std::string>& overrides) {
+  // A UTF-8 byte order mark (editors on Windows write one) is no content.
+  const std::string_view bom = "\xEF\xBB\xBF";
+  const std::string toml_text =
+      std::string_view(toml_text_in).substr(0, bom.size()) == bom ? toml_text_in.substr(bom.size()) : toml_text_in;
   if (const size_t at = non_ascii_outside_strings(toml_text); at != std::string_view::npos) {
     const size_t line_start = toml_text.rfind('\n', at);
     const size_t line = 1 + std::count(toml_text.begin(), toml_text.begin() + static_cast<std::ptrdiff_t>(at), '\n');

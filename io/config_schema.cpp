@@ -249,7 +249,7 @@ const ConfigSchema& config_schema() {
   static const ConfigSchema schema = [] {
     ConfigSchema s;
     s.keys = config_keys();
-    s.obstacles = {"obstacles", "Solid obstacles (no-slip) inside the domain.", obstacle_keys(),
+    s.obstacles = {"obstacles", "Solid obstacles (no-slip) inside the domain, at most 16.", obstacle_keys(),
                    [](Config& c) -> std::vector<Obstacle>& { return c.obstacles; },
                    [](const Config& c) -> const std::vector<Obstacle>& { return c.obstacles; }};
     s.regions = {"particles.regions", "Rectangles seeded with particles at the start.", region_keys(),

@@ -518,3 +518,18 @@ TEST_CASE("config: inflows that a domain with no outflow cannot hold are refused
             .find("boundary.bottom.speed: the inflows (bottom 0.5 m/s) bring 0.5 m^2/s into a domain") !=
         std::string::npos);
 }
+
+// A config saved with a UTF-8 byte order mark (as editors on Windows do)
+// loads as without one (it was refused as a non-ASCII character); more than
+// 16 obstacles are refused at load, naming the 17th, with status 2 (they
+// failed later with status 1, the limit undocumented).
+TEST_CASE("config: a UTF-8 byte order mark is accepted; a 17th obstacle is refused at load") {
+  CHECK(test::config_error("\xEF\xBB\xBF[domain]\nnx = 40\n") == "");
+  CHECK(load_config_string("\xEF\xBB\xBF[domain]\nnx = 40\n", "t.toml", {}).nx == 40);
+  std::string many;
+  for (int i = 0; i < 17; ++i) many += "[[obstacles]]\nx = 0.5\ny = 0.5\nradius = 0.01\n";
+  CHECK(test::config_error(many) == "t.toml:65:1: obstacles: at most 16 obstacles are supported, got 17");
+  std::string sixteen;
+  for (int i = 0; i < 16; ++i) sixteen += "[[obstacles]]\nx = 0.5\ny = 0.5\nradius = 0.01\n";
+  CHECK(test::config_error(sixteen) == "");
+}
