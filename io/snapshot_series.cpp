@@ -49,6 +49,13 @@ void SnapshotSeries::adopt_existing(int64_t up_to_step, int nx, int ny) {
 void SnapshotSeries::add(const std::string& path) {
   insert(step_of(path, std::filesystem::path(path).filename().string()));
   write_file_atomically(index_path(), xdmf_document(steps_));
+  index_written_ = true;
+}
+
+void SnapshotSeries::ensure_index() {
+  if (index_written_) return;
+  write_file_atomically(index_path(), xdmf_document(steps_));
+  index_written_ = true;
 }
 
 void SnapshotSeries::insert(XdmfStep s) {

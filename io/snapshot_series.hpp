@@ -25,6 +25,13 @@ class SnapshotSeries {
   // describes what is on disk.
   void add(const std::string& path);
 
+  // Writes the index as it stands (empty for a new series) unless this
+  // series already has: called before the first snapshot is written, so
+  // that a snapshot is never on disk without a valid index beside it (a
+  // disk that fills up right after the first snapshot leaves the index
+  // valid, only without that snapshot).
+  void ensure_index();
+
   const std::vector<XdmfStep>& steps() const { return steps_; }
   const std::string& dir() const { return dir_; }
   std::string index_path() const;
@@ -33,6 +40,7 @@ class SnapshotSeries {
   void insert(XdmfStep s);
   std::string dir_;
   std::vector<XdmfStep> steps_;  // increasing step
+  bool index_written_ = false;
 };
 
 }  // namespace sim

@@ -70,6 +70,7 @@ void SnapshotThread::run() {
       try {
         SimState s = job->take();
         const std::string path = join_path(series_.dir(), snapshot_file_name(s.step));
+        series_.ensure_index();
         write_snapshot(path, s, meta_);
         series_.add(path);
       } catch (...) {

@@ -92,9 +92,7 @@ void particles(std::ostream& o, const XdmfStep& s) {
 
 std::string xdmf_document(const std::vector<XdmfStep>& steps) {
   std::ostringstream o;
-  o << "<?xml version=\"1.0\" ?>\n"
-    << "<!DOCTYPE Xdmf SYSTEM \"Xdmf.dtd\" []>\n"
-    << "<Xdmf Version=\"2.0\">\n"
+  o << kXdmfPrologue
     << "  <Domain>\n"
     << "    <Grid Name=\"sim\" GridType=\"Collection\" CollectionType=\"Temporal\">\n";
   for (const XdmfStep& s : steps) {

@@ -22,4 +22,9 @@ struct XdmfStep {
 
 std::string xdmf_document(const std::vector<XdmfStep>& steps);
 
+// How every index sim writes begins: what tells sim's own sim.xdmf (and the
+// temporary it is written under) from a file of the same name it did not write.
+inline constexpr const char* kXdmfPrologue =
+    "<?xml version=\"1.0\" ?>\n<!DOCTYPE Xdmf SYSTEM \"Xdmf.dtd\" []>\n<Xdmf Version=\"2.0\">\n";
+
 }  // namespace sim

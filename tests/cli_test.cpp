@@ -4,6 +4,8 @@
 
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -184,6 +186,48 @@ TEST_CASE("cli: a full disk stops the run with one line, earlier snapshots intac
   CHECK_FALSE(has_tmp(dir + "/box"));
 }
 
+// The index is written before the first snapshot: a disk that fills up
+// at any point of the first write never leaves a snapshot without a valid
+// index beside it (one the index does not list yet, at most). The free space is set around what the first snapshot needs, a page
+// at a time, so one of the runs fills the disk between the snapshot and
+// the index. Catches: the index written only after the snapshot (a
+// snapshot with no index, where the docs promise the index stays valid).
+TEST_CASE("cli: a disk full at the first write leaves no snapshot without a valid index") {
+  const std::string probe = test::scratch_dir("cli_first_write_probe");
+  const std::string args = " --backend cpu --steps 1 --snapshot-every 0" + small + box;
+  REQUIRE(test::run_sim("--output " + probe + args).status == 0);
+  const auto snapshot_bytes = std::filesystem::file_size(probe + "/snap_000001.h5");
+  const std::string dir = test::scratch_dir("cli_first_write");
+  if (test::shell("mount -t tmpfs -o size=1m sim_test " + test::quoted(dir) + " 2>/dev/null") != 0) {
+    MESSAGE("skipped: cannot mount a small tmpfs here (needs root and mount rights)");
+    return;
+  }
+  struct Unmount {
+    std::string dir;
+    ~Unmount() { test::shell("umount " + test::quoted(dir)); }
+  } unmount{dir};
+  const uint64_t page = 4096, pages = (snapshot_bytes + page - 1) / page;
+  int failed = 0;
+  for (uint64_t room = pages - 1; room <= pages + 2; ++room) {
+    INFO("room for " << room << " pages; the snapshot takes " << snapshot_bytes << " bytes");
+    REQUIRE(test::shell("rm -rf " + test::quoted(dir) + "/* " + test::quoted(dir) + "/.sim.lock") == 0);
+    // the lock file takes a page; the filler the rest beyond `room`
+    const uint64_t fill = free_bytes(dir) - (room + 1) * page;
+    REQUIRE(test::shell("head -c " + std::to_string(fill) + " /dev/zero > " + test::quoted(dir + "/filler")) == 0);
+    const test::SimResult r = test::run_sim("--output " + dir + args);
+    failed += r.status != 0;
+    for (const auto& e : std::filesystem::directory_iterator(dir)) {
+      const std::string n = e.path().filename().string();
+      if (n.rfind("snap_", 0) != 0) continue;
+      INFO(n << "; " << r.out);
+      REQUIRE(std::filesystem::exists(dir + "/sim.xdmf"));
+      check_index(dir);  // every snapshot it names reads back
+    }
+    CHECK_FALSE(has_tmp(dir));
+  }
+  CHECK(failed >= 1);  // the disk really filled up
+}
+
 TEST_CASE("cli: a write error mid-run (file size limit) stops the run with one line, no signal") {
   const std::string dir = test::scratch_dir("cli_write_error");
   const std::string args = "--backend cpu --snapshot-every 2 --output " + dir + small + box;
@@ -251,6 +295,83 @@ TEST_CASE("cli: another run's snapshots are refused without --overwrite, removed
   CHECK(replaced.status == 0);
   CHECK(check_index(dir) == 1);
   for (int step : {4, 6, 8}) CHECK_FALSE(std::filesystem::exists(dir + "/" + snapshot_file_name(step)));
+}
+
+// --overwrite sets the old series aside and removes it only once the new
+// run has results; a run that fails first puts it back. Only files sim
+// recognises as its own are touched. Catches: the old snapshots deleted
+// before a restart file was checked or step 1 ran (a corrupt restart, a
+// restart with nothing to do, a blow-up at step 1 left the directory
+// empty), and any snap_*.h5 / *.tmp removed by name, whoever wrote it.
+TEST_CASE("cli: --overwrite keeps the old series until the new run has results, and touches only sim's files") {
+  const std::string dir = test::scratch_dir("cli_overwrite");
+  const std::string elsewhere = test::scratch_dir("cli_overwrite_restart");
+  const std::string args = " --backend cpu --snapshot-every 2 --output " + dir + small + box;
+  REQUIRE(test::run_sim("--steps 4" + args).status == 0);
+  REQUIRE(test::run_sim("--steps 4 --backend cpu --output " + elsewhere + small + box).status == 0);
+  // a process that has ended: its pid names the killed writer's temporaries
+  const pid_t dead = ::fork();
+  if (dead == 0) ::_exit(0);
+  REQUIRE(dead > 0);
+  ::waitpid(dead, nullptr, 0);
+  const std::string pid = std::to_string(dead);
+  auto write = [&](const std::string& name, const std::string& text) {
+    std::ofstream(dir + "/" + name, std::ios::binary) << text;
+  };
+  const std::string hdf5_signature("\x89HDF\r\n\x1a\n", 8);
+  write("snap_notes.h5", "the user's notes\n");        // not sim's name
+  write("sim.xdmf." + pid + ".tmp.bak", "kept\n");     // not a temporary's name
+  write("snap_000002.h5." + pid + ".tmp", "not HDF5");  // a temporary's name, not sim's content
+  write("snap_000008.h5." + pid + ".tmp", hdf5_signature + "partial");  // a killed writer's
+  write("sim.xdmf." + pid + ".tmp", "");                                // a killed writer's, empty
+  const std::vector<std::string> old = {"sim.xdmf", "snap_000002.h5", "snap_000004.h5"};
+  CHECK(series_files(dir) == old);
+  auto old_series_intact = [&] {
+    CHECK(series_files(dir) == old);
+    CHECK(check_index(dir) == 2);
+    CHECK(read_snapshot_header(dir + "/snap_000004.h5").step == 4);
+  };
+  // runs that fail before any result: the old series is back, whole
+  const test::SimResult corrupt = test::run_sim("--steps 4 --overwrite --restart " + dir + "/snap_notes.h5" + args);
+  CHECK(corrupt.status == 1);
+  old_series_intact();
+  const test::SimResult nothing =
+      test::run_sim("--steps 4 --overwrite --restart " + elsewhere + "/snap_000004.h5" + args);
+  CHECK(nothing.status == 1);
+  CHECK(nothing.out.find("nothing to do") != std::string::npos);
+  old_series_intact();
+  const test::SimResult blew_up = test::run_sim("--steps 4 --overwrite --set gravity.y=-1e38" + args);
+  CHECK(blew_up.status == 1);
+  CHECK(blew_up.out.find("non-finite value at step 1") != std::string::npos);
+  old_series_intact();
+  // the proven temporaries of the killed writer went with the first of these runs
+  CHECK_FALSE(std::filesystem::exists(dir + "/snap_000008.h5." + pid + ".tmp"));
+  CHECK_FALSE(std::filesystem::exists(dir + "/sim.xdmf." + pid + ".tmp"));
+
+  // a run with results replaces the series, and only it
+  const test::SimResult replaced = test::run_sim("--steps 3 --overwrite" + args);
+  CHECK(replaced.status == 0);
+  CHECK(series_files(dir) == std::vector<std::string>{"sim.xdmf", "snap_000002.h5", "snap_000003.h5"});
+  CHECK(check_index(dir) == 2);
+  for (const std::string& kept :
+       {std::string("snap_notes.h5"), "sim.xdmf." + pid + ".tmp.bak", "snap_000002.h5." + pid + ".tmp"})
+    CHECK_MESSAGE(std::filesystem::exists(dir + "/" + kept), kept);
+  for (const auto& e : std::filesystem::directory_iterator(dir))
+    CHECK_MESSAGE(e.path().filename().string().rfind(".sim-replaced", 0) != 0, e.path());
+
+  // a file sim did not write under a name of its series is never replaced,
+  // with or without --overwrite: the run is refused
+  for (const std::string name : {"sim.xdmf", "snap_000009.h5"}) {
+    const std::string foreign = test::scratch_dir("cli_overwrite_foreign");
+    std::ofstream(foreign + "/" + name) << "the user's data\n";
+    for (const std::string flag : {"", " --overwrite"}) {
+      const test::SimResult r = test::run_sim("--steps 1 --backend cpu --output " + foreign + flag + small + box);
+      CHECK(r.status == 1);
+      CHECK(r.out == "sim: error: output directory '" + foreign + "' holds '" + name +
+                         "', which sim did not write, under a name of its series; move it or write elsewhere\n");
+      CHECK(test::read_text(foreign + "/" + name) == "the user's data\n");
+    }
+  }
 }
 
 // ---- command-line edges ----

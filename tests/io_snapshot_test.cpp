@@ -258,7 +258,8 @@ TEST_CASE("io: the writer thread writes every queued snapshot and the index") {
   CHECK(index.find("<Time Value=\"2.5\"/>") != std::string::npos);
   for (const auto& e : std::filesystem::directory_iterator(dir)) CHECK(e.path().extension() != ".tmp");
 
-  // A failed write stops the run at the next hand-over, naming the file.
+  // A failed write stops the run at the next hand-over, naming the file
+  // (the index: a new series writes it before its first snapshot).
   const std::string gone = test::scratch_dir("thread_gone");
   SnapshotThread writer(make_snapshot_meta(cfg, "x"), SnapshotSeries(gone));
   std::filesystem::remove_all(gone);
@@ -267,7 +268,7 @@ TEST_CASE("io: the writer thread writes every queued snapshot and the index") {
     writer.finish();
     FAIL("expected an error");
   } catch (const std::runtime_error& e) {
-    CHECK(std::string(e.what()) == "no such file or directory writing " + gone + "/snap_000001.h5");
+    CHECK(std::string(e.what()) == "no such file or directory writing " + gone + "/sim.xdmf");
   }
   CHECK_THROWS_AS(writer.submit(s), std::runtime_error);
 }

@@ -310,7 +310,7 @@ int parse_cli(int argc, char** argv, CliOptions& options, std::ostream& out, std
   auto* o_restart =
       app.add_option("--restart", restart, "Continue from a snapshot file")->type_name("FILE")->check(path_value());
   app.add_flag("--overwrite", r.overwrite,
-               "Remove the snapshots and sim.xdmf of an earlier run from the output directory first");
+               "Replace an earlier run's snapshots and sim.xdmf in the output directory (kept aside until this run has results)");
   for (const StrategyOption& o : strategy_options()) flags.add(app, o);
 
   const int rc = parse_app(app, argc, argv, out, err);

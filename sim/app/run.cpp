@@ -54,9 +54,13 @@ bool same_directory(const std::string& file, const std::string& dir) {
 // keeps the index either way.
 class RunOutput {
  public:
+  // `aside`: the series --overwrite set aside (rank 0, or null), committed
+  // once a snapshot after the first step is on disk.
   RunOutput(const Config& cfg, const SimState& start, const RunOptions& opts, const Backend& backend,
-            const std::string& solver)
-      : comm_(opts.comm),
+            const std::string& solver, SetAsideSeries* aside)
+      : aside_(aside),
+        first_step_(start.step),
+        comm_(opts.comm),
         root_(opts.comm.rank() == 0),
         collective_(opts.comm.size() > 1 && cfg.collective && collective_snapshots_available()),
         dir_(cfg.output) {
@@ -75,15 +79,18 @@ class RunOutput {
 
   void after_step(Simulation& sim) {
     if (every_ > 0 && sim.step_index() % every_ == 0) write(sim);
+    if (aside_ && !aside_->committed()) commit_if_written();
   }
 
   // The final state, unless it is already on disk; then waits for the writer.
   void finish(Simulation& sim) {
     if (last_written_ != sim.step_index()) write(sim);
-    if (!writer_) return;
-    const auto t0 = Clock::now();
-    writer_->finish();
-    main_ms_ += ms_since(t0);
+    if (writer_) {
+      const auto t0 = Clock::now();
+      writer_->finish();
+      main_ms_ += ms_since(t0);
+    }
+    if (aside_) commit_if_written();
   }
 
   double main_thread_ms() const { return main_ms_; }
@@ -93,16 +100,30 @@ class RunOutput {
   bool collective() const { return collective_; }
 
  private:
+  // The old series goes once a snapshot of this run after its first step
+  // is on disk: the writer works in order, so one written of those submitted
+  // is the first of them or an earlier one only if that was the start's.
+  void commit_if_written() {
+    const int64_t done = writer_ ? writer_->timing().written : collective_written_;
+    if (submitted_after_first_ && done >= (submitted_at_first_ ? 2 : 1)) aside_->commit();
+  }
+
   void write(Simulation& sim) {
+    if (sim.step_index() > first_step_) submitted_after_first_ = true;
+    else submitted_at_first_ = true;
     const auto t0 = Clock::now();
     if (collective_) {
       int j0 = 0, j1 = 0;
       const SimState part = sim.download_part(j0, j1);
       const std::string path = join_path(dir_, snapshot_file_name(part.step));
+      agree(comm_, [&] {
+        if (series_) series_->ensure_index();
+      });
       write_snapshot_collective(path, part, j0, j1, meta_, comm_);
       agree(comm_, [&] {
         if (series_) series_->add(path);
       });
+      ++collective_written_;
     } else {
       std::unique_ptr<PendingState> state = sim.begin_download();
       if (writer_) writer_->submit(std::move(state));
@@ -111,6 +132,10 @@ class RunOutput {
     last_written_ = sim.step_index();
   }
 
+  SetAsideSeries* aside_ = nullptr;
+  int64_t first_step_ = 0;
+  bool submitted_after_first_ = false, submitted_at_first_ = false;
+  int64_t collective_written_ = 0;
   Comm comm_;
   bool root_ = true, collective_ = false;
   std::string dir_;
@@ -167,15 +192,27 @@ class StopOnSignal {
 
 // A directory already holding a series belongs to another run: writing into
 // it would mix two runs in one sim.xdmf. It is taken over only when asked
-// (--overwrite) or continued (--restart from one of its snapshots).
-void claim_output(const Config& cfg, const RunOptions& opts) {
+// (--overwrite) or continued (--restart from one of its snapshots). Taken
+// over, the old series is set aside, not deleted: it goes once this run has
+// results (RunOutput commits it), and comes back if this run fails first.
+// Temporaries a killed run left are removed first (the lock is held: no
+// live run owns them); only files sim recognises as its own count.
+void claim_output(const Config& cfg, const RunOptions& opts, std::optional<SetAsideSeries>& aside, std::ostream& err) {
+  remove_stale_temporaries(cfg.output);
+  for (const std::string& d : stale_aside_dirs(cfg.output))
+    err << "sim: note: '" << d << "' holds a series an earlier --overwrite set aside (that run was killed); "
+        << "sim leaves it alone\n";
+  const std::vector<std::string> foreign = foreign_series_files(cfg.output);
+  if (!foreign.empty())
+    throw std::runtime_error("output directory '" + cfg.output + "' holds '" + foreign.front() +
+                             "', which sim did not write, under a name of its series; move it or write elsewhere");
   const std::vector<std::string> old = series_files(cfg.output);
   const bool continues = !opts.restart.empty() && same_directory(opts.restart, cfg.output);
   if (continues && opts.overwrite)
     throw std::runtime_error("--overwrite would remove the snapshot to restart from; drop one of the two");
   if (old.empty() || continues) return;
   if (opts.overwrite) {
-    remove_series_files(cfg.output);
+    aside.emplace(cfg.output, old);
     return;
   }
   throw std::runtime_error("output directory '" + cfg.output + "' holds snapshots of another run (" + old.front() +
@@ -189,6 +226,7 @@ int run(const Config& cfg, const RunOptions& opts, std::ostream& out, std::ostre
   const bool root = comm.rank() == 0;
   const bool talk = root && !opts.quiet;  // rank 0 alone prints
   std::optional<OutputLock> lock;
+  std::optional<SetAsideSeries> aside;  // --overwrite: the old series until this run has results
   const int ranks_on_host = comm.ranks_sharing_memory();
   agree(comm, [&] {
     check_split_run(cfg, comm.size());
@@ -208,7 +246,7 @@ int run(const Config& cfg, const RunOptions& opts, std::ostream& out, std::ostre
     // Before any work: a run that cannot write its results should not start.
     prepare_output_dir(cfg.output);
     lock.emplace(cfg.output);
-    claim_output(cfg, opts);
+    claim_output(cfg, opts, aside, err);
   });
   SimState state;
   agree(comm, [&] {
@@ -250,7 +288,9 @@ int run(const Config& cfg, const RunOptions& opts, std::ostream& out, std::ostre
   agree(comm, [&] { sim_holder.emplace(cfg, std::move(backend), state); });
   Simulation& sim = *sim_holder;
   std::optional<RunOutput> output_holder;
-  agree(comm, [&] { output_holder.emplace(cfg, state, opts, sim.backend(), sim.pressure_solver_name()); });
+  agree(comm, [&] {
+    output_holder.emplace(cfg, state, opts, sim.backend(), sim.pressure_solver_name(), aside ? &*aside : nullptr);
+  });
   RunOutput& output = *output_holder;
   state = SimState{};
 
@@ -337,6 +377,7 @@ int run(const Config& cfg, const RunOptions& opts, std::ostream& out, std::ostre
           << cfg.output << "\n";
     return 128 + (sig > 0 ? sig : SIGINT);
   }
+  if (aside) aside->commit();  // status 0: this run's results replace the old series
   return 0;
 }
 
