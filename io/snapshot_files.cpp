@@ -70,6 +70,13 @@ std::string temporary_path(const std::string& final_path) {
 void prepare_output_dir(const std::string& dir) {
   const std::string what = "output directory '" + dir + "'";
   if (dir.empty()) throw std::runtime_error("output directory is empty (set run.output)");
+  // A link to nowhere: create_directories would say only "File exists".
+  struct stat link {};
+  if (::lstat(dir.c_str(), &link) == 0 && S_ISLNK(link.st_mode) && ::access(dir.c_str(), F_OK) != 0) {
+    std::error_code rec;
+    const std::string target = std::filesystem::read_symlink(dir, rec).string();
+    throw std::runtime_error(what + ": a symbolic link to '" + target + "', which does not exist");
+  }
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) fail_errno(what, ec.value());

@@ -374,6 +374,18 @@ TEST_CASE("cli: --overwrite keeps the old series until the new run has results, 
   }
 }
 
+// Catches: an output path that is a link to nowhere refused as "File exists".
+TEST_CASE("cli: an output directory that is a dangling symbolic link is named as such") {
+  const std::string dir = test::scratch_dir("cli_dangling");
+  const std::string link = dir + "/out";
+  REQUIRE(::symlink((dir + "/missing").c_str(), link.c_str()) == 0);
+  const test::SimResult r = test::run_sim("--backend cpu --steps 1 --output " + link + small + box);
+  CHECK(r.status == 1);
+  CHECK(r.out == "sim: error: output directory '" + link + "': a symbolic link to '" + dir +
+                     "/missing', which does not exist\n");
+  CHECK_FALSE(std::filesystem::exists(dir + "/missing"));
+}
+
 // ---- command-line edges ----
 
 TEST_CASE("cli: out-of-range and empty values are usage errors") {
