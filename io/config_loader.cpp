@@ -12,6 +12,8 @@
 #include <optional>
 #include <string_view>
 
+#include <sys/stat.h>
+
 #include <toml++/toml.h>
 
 #include "io/config_schema.hpp"
@@ -23,6 +25,34 @@
 
 namespace sim {
 namespace {
+
+// A config file is at most this large: anything larger (or endless, such as
+// /dev/zero) is no config file, and is refused after reading this much + 1.
+constexpr std::size_t kMaxConfigBytes = std::size_t(1) << 20;
+// Key names are at most this long (the longest valid one has 35 characters);
+// longer ones, and string values longer than this, are cut in messages.
+constexpr std::size_t kMaxKeyChars = 256;
+constexpr std::size_t kClipChars = 40;
+
+// How much of `s` a message shows: all of it up to kMaxKeyChars, else the
+// first 40 bytes, not splitting a UTF-8 character.
+std::size_t shown(std::string_view s) {
+  if (s.size() <= kMaxKeyChars) return s.size();
+  std::size_t n = kClipChars;
+  while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;
+  return n;
+}
+
+// `s`, or when longer than kMaxKeyChars its first 40 bytes and "...".
+std::string clip(std::string_view s) {
+  const std::size_t n = shown(s);
+  return std::string(s.substr(0, n)) + (n < s.size() ? "..." : "");
+}
+
+// " (N characters)" after a clipped text, else "".
+std::string length_note(std::string_view s) {
+  return s.size() <= kMaxKeyChars ? std::string() : " (" + std::to_string(s.size()) + " characters)";
+}
 
 // toml++ 3.3 reaches TOML_UNREACHABLE (undefined behaviour: in a Release
 // build, whatever code follows) when it asks whether some non-ASCII
@@ -56,7 +86,12 @@ size_t non_ascii_outside_strings(std::string_view s) {
 
 std::string describe(const toml::node& n) {
   switch (n.type()) {
-    case toml::node_type::string: return toml_string_literal(n.as_string()->get());
+    case toml::node_type::string: {
+      const std::string& s = n.as_string()->get();
+      if (s.size() <= kMaxKeyChars) return toml_string_literal(s);
+      std::string lit = toml_string_literal(std::string_view(s).substr(0, shown(s)));
+      return lit.insert(lit.size() - 1, "...") + length_note(s);  // "abc..." (N characters)
+    }
     case toml::node_type::integer: return std::to_string(n.as_integer()->get());
     case toml::node_type::floating_point: {
       std::string s = format_number(n.as_floating_point()->get());
@@ -103,6 +138,7 @@ class Loader {
 
   // Walks `n`, found at dotted `path`; `key_src` locates the key itself.
   void apply(const std::string& path, const toml::node& n, const toml::source_region& key_src) {
+    check_key_length(path, key_src);
     if (const auto* f = schema_.find(path)) return set_leaf(*f, cfg, path, n);
     if (path == schema_.obstacles.key) return assign_array(schema_.obstacles, path, n);
     if (path == schema_.regions.key) return assign_array(schema_.regions, path, n);
@@ -126,8 +162,9 @@ class Loader {
   void apply_override(const std::string& text) {
     const auto eq = text.find('=');
     const std::string key = trim(text.substr(0, eq));
-    if (eq == std::string::npos || key.empty()) throw ConfigError("--set " + text + ": expected KEY=VALUE");
-    override_ = "--set " + text;
+    if (eq == std::string::npos || key.empty())
+      throw ConfigError("--set " + clip(text) + length_note(text) + ": expected KEY=VALUE");
+    override_ = "--set " + clip(text) + length_note(text);
     const std::string value = trim(text.substr(eq + 1));
     const bool starts_typed = !value.empty() && std::strchr("0123456789+-\"'[{", value[0]);
     const bool bare_non_ascii = non_ascii_outside_strings(value) != std::string_view::npos;
@@ -148,9 +185,10 @@ class Loader {
     override_.reset();
   }
 
-  // Checks that involve several keys or the physics of the scheme.
   bool given(const std::string& key) const { return origins_.count(key) > 0; }
+  const std::map<std::string, std::string>& origins() const { return origins_; }
 
+  // Checks that involve several keys or the physics of the scheme.
   void validate() {
     const Config& c = cfg;
     check_periodic("left", c.left, "right", c.right);
@@ -206,6 +244,14 @@ class Loader {
   std::string source_;
   std::optional<std::string> override_;        // "--set KEY=VALUE" while applying one
   std::map<std::string, std::string> origins_;  // key -> where its current value came from
+
+  // Refused before anything else looks at it: a "did you mean" for a key of
+  // megabytes took minutes, and the message would echo it whole.
+  void check_key_length(const std::string& path, const toml::source_region& key_src) const {
+    if (path.size() > kMaxKeyChars)
+      fail(where(key_src), clip(path) + length_note(path),
+           "key name longer than " + std::to_string(kMaxKeyChars) + " characters");
+  }
 
   [[noreturn]] static void fail(const std::string& where, const std::string& key, const std::string& what) {
     throw ConfigError(where + ": " + key + ": " + what);
@@ -266,7 +312,15 @@ class Loader {
         break;
     }
     if (v && value_allowed(f, *v)) return *v;
+    if (v && f.type == ValueType::number) {  // allowed but for the float32 range: say so
+      FieldInfo wide = f;
+      wide.float32 = false;
+      if (value_allowed(wide, *v))
+        fail(where(n.source()), path, describe(n) + " " + float32_problem(f, std::get<double>(*v)));
+    }
     std::string expected = expected_text(f);
+    if (v && f.type == ValueType::string && std::get<std::string>(*v).size() > kMaxStringValue)
+      expected += " of at most " + std::to_string(kMaxStringValue) + " characters";
     if (v && f.type == ValueType::number && !std::isfinite(std::get<double>(*v))) expected.insert(2, "finite ");
     if (v && f.type == ValueType::integer && f.type_max && std::get<int64_t>(*v) > *f.type_max)
       expected = "an integer <= " + std::to_string(*f.type_max);
@@ -284,6 +338,7 @@ class Loader {
   void apply_element(const TableArraySchema<T>& a, T& item, const std::string& ep, const toml::table& t) {
     for (const auto& [k, child] : ordered(t)) {
       const std::string path = ep + "." + std::string(k->str());
+      check_key_length(path, k->source());
       if (const auto* f = a.find(k->str())) {
         set_leaf(*f, item, path, *child);
       } else {
@@ -469,8 +524,15 @@ class Loader {
 
 }  // namespace
 
+std::string override_of(const Config& cfg, const std::string& key) {
+  const auto o = cfg.set_by.find(key);
+  return o == cfg.set_by.end() ? std::string() : o->second;
+}
+
 Config load_config_string(const std::string& toml_text_in, const std::string& source_name,
                           const std::vector<std::string>& overrides) {
+  if (toml_text_in.size() > kMaxConfigBytes)
+    throw ConfigError(source_name + ": larger than 1 MiB, the limit for a config file");
   // A UTF-8 byte order mark (editors on Windows write one) is no content.
   const std::string_view bom = "\xEF\xBB\xBF";
   const std::string toml_text =
@@ -495,16 +557,27 @@ Config load_config_string(const std::string& toml_text_in, const std::string& so
   loader.validate();
   loader.cfg.source = source_name;
   choose_case_strategies(loader.cfg, [&](const std::string& key) { return loader.given(key); });
+  for (const auto& [key, origin] : loader.origins())
+    if (origin.rfind("--set ", 0) == 0) loader.cfg.set_by.emplace(key, origin);
   return loader.cfg;
 }
 
 Config load_config(const std::string& path, const std::vector<std::string>& overrides) {
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (!f) throw ConfigError("cannot read config file '" + path + "': " + std::strerror(errno));
+  struct stat st {};
+  if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+    std::fclose(f);
+    throw ConfigError("cannot read config file '" + path + "': " + std::strerror(EISDIR));
+  }
+  // At most one byte past the limit: /dev/zero or an endless pipe is refused
+  // (by load_config_string) without being read into memory.
   std::string text;
   char buf[1 << 16];
   std::size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, n);
+  while (text.size() <= kMaxConfigBytes &&
+         (n = std::fread(buf, 1, std::min(sizeof buf, kMaxConfigBytes + 1 - text.size()), f)) > 0)
+    text.append(buf, n);
   const int err = std::ferror(f) ? errno : 0;
   std::fclose(f);
   if (err) throw ConfigError("cannot read config file '" + path + "': " + std::strerror(err));

@@ -15,12 +15,19 @@ struct ConfigError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// Throws ConfigError. Config::source is set to `path`.
+// Throws ConfigError. Config::source is set to `path`. A file larger than
+// 1 MiB is refused after reading 1 MiB + 1 byte; key names longer than 256
+// characters are refused, cut to 40 characters in the message.
 Config load_config(const std::string& path, const std::vector<std::string>& overrides = {});
 
 // As load_config, from text; `source_name` stands in for the path in messages
 // and in Config::source.
 Config load_config_string(const std::string& toml_text, const std::string& source_name,
                           const std::vector<std::string>& overrides = {});
+
+// "--set KEY=VALUE" when that override gave `key` ("domain.nx",
+// "particles.regions[0].count") its value in `cfg` (Config::set_by); "" when
+// the file or a default gave it, or when `cfg` was built in code.
+std::string override_of(const Config& cfg, const std::string& key);
 
 }  // namespace sim

@@ -40,8 +40,17 @@ Field<T> base(std::string key, ValueType type, std::string unit, Range range, st
 template <class T, class F>
 Field<T> number(std::string key, F acc, std::string unit, Range r, std::string desc) {
   auto f = base<T>(std::move(key), ValueType::number, std::move(unit), std::move(r), std::move(desc));
+  f.float32 = true;  // but see held_in_float64
   f.set = [acc](T& c, const ConfigValue& v) { acc(c) = std::get<double>(v); };
   f.get = [acc](const T& c) { return ConfigValue(static_cast<double>(acc(c))); };
+  return f;
+}
+
+// The few numbers only ever used in float64 (a factor of the step, a
+// residual threshold, a rate): exempt from the float32 range.
+template <class T>
+Field<T> held_in_float64(Field<T> f) {
+  f.float32 = false;
   return f;
 }
 
@@ -116,15 +125,16 @@ std::vector<Field<Config>> config_keys() {
 
   k.push_back(number<C>("time.dt", SIM_MEMBER(dt), "s", ge(0),
                         "Fixed time step; 0 = adaptive. A fixed step must respect the viscous and advective limits."));
-  k.push_back(number<C>("time.cfl", SIM_MEMBER(cfl), "", interval(0, true, 1, false),
-                        "Adaptive step: dt = min(cfl * min(advective, viscous limit), dt_max)."));
+  k.push_back(held_in_float64(number<C>("time.cfl", SIM_MEMBER(cfl), "", interval(0, true, 1, false),
+                                        "Adaptive step: dt = min(cfl * min(advective, viscous limit), dt_max).")));
   k.push_back(number<C>("time.dt_max", SIM_MEMBER(dt_max), "s", gt(0), "Upper bound of the adaptive step."));
 
   k.push_back(enumeration<PressureSolverKind, C>("pressure.solver", SIM_MEMBER(solver), "Pressure Poisson solver."));
-  k.push_back(number<C>("pressure.tolerance", SIM_MEMBER(tolerance), "", interval(1e-12, false, 1, true),
-                        "Stop when the relative residual norm(b - A p) / norm(b) falls below this. jacobi and sor "
-                        "iterate on the float32 pressure and stall near 1e-5 (more on fine grids); multigrid and fft "
-                        "solve for a float64 pressure and reach 1e-12."));
+  k.push_back(held_in_float64(number<C>(
+      "pressure.tolerance", SIM_MEMBER(tolerance), "", interval(1e-12, false, 1, true),
+      "Stop when the relative residual norm(b - A p) / norm(b) falls below this. jacobi and sor "
+      "iterate on the float32 pressure and stall near 1e-5 (more on fine grids); multigrid and fft "
+      "solve for a float64 pressure and reach 1e-12.")));
   k.push_back(integer<C>("pressure.max_iterations", SIM_MEMBER(max_iterations), "iterations", ge(1),
                          "Iteration limit per solve (jacobi and sor: sweeps; multigrid: preconditioned CG iterations)."));
   k.push_back(integer<C>("pressure.max_failures", SIM_MEMBER(max_failures), "solves", ge(1),
@@ -152,8 +162,8 @@ std::vector<Field<Config>> config_keys() {
   k.push_back(boolean<C>("particles.two_way", SIM_MEMBER(two_way), "Deposit the drag reaction on the fluid."));
   k.push_back(integer<C>("particles.capacity", SIM_MEMBER(capacity), "particles", ge(0),
                          "Particle slots; 0 = the seeded count. Must leave room when particles are injected."));
-  k.push_back(number<C>("particles.inject.rate", SIM_MEMBER(inject.rate), "1/s", ge(0),
-                        "Particles injected per second; 0 disables injection."));
+  k.push_back(held_in_float64(number<C>("particles.inject.rate", SIM_MEMBER(inject.rate), "1/s", ge(0),
+                                        "Particles injected per second; 0 disables injection.")));
   k.push_back(number<C>("particles.inject.x0", SIM_MEMBER(inject.x0), "m", any(), "Injection rectangle, lower x."));
   k.push_back(number<C>("particles.inject.y0", SIM_MEMBER(inject.y0), "m", any(), "Injection rectangle, lower y."));
   k.push_back(number<C>("particles.inject.x1", SIM_MEMBER(inject.x1), "m", any(), "Injection rectangle, upper x."));
@@ -330,13 +340,30 @@ bool value_allowed(const FieldInfo& f, const ConfigValue& v) {
       const int64_t x = std::get<int64_t>(v);
       return in_range(static_cast<double>(x)) && (!f.type_max || x <= *f.type_max);
     }
-    case ValueType::number: return std::isfinite(std::get<double>(v)) && in_range(std::get<double>(v));
+    case ValueType::number: {
+      const double x = std::get<double>(v);
+      return std::isfinite(x) && in_range(x) && float32_problem(f, x).empty();
+    }
     case ValueType::boolean: return true;
-    case ValueType::string: return !f.range.non_empty || !std::get<std::string>(v).empty();
+    case ValueType::string: {
+      const std::string& s = std::get<std::string>(v);
+      return (!f.range.non_empty || !s.empty()) && s.size() <= kMaxStringValue;
+    }
     case ValueType::enumeration:
       return std::find(f.choices.begin(), f.choices.end(), std::get<std::string>(v)) != f.choices.end();
   }
   return false;
+}
+
+std::string float32_problem(const FieldInfo& f, double x) {
+  if (!f.float32 || x == 0 || !std::isfinite(x)) return {};
+  const double a = std::abs(x);
+  if (a < std::numeric_limits<float>::min())
+    return "rounds to 0 or to a subnormal in float32, which the solver computes in (a nonzero value needs a "
+           "magnitude >= 1.18e-38)";
+  if (a > std::numeric_limits<float>::max())
+    return "overflows float32, which the solver computes in (magnitudes up to 3.4e+38)";
+  return {};
 }
 
 std::string format_number(double v) {
@@ -369,6 +396,9 @@ std::optional<std::string> closest_match(std::string_view key, const std::vector
   std::optional<std::string> best;
   std::size_t best_d = limit + 1;
   for (const auto& c : candidates) {
+    // The distance is at least the difference in length.
+    const std::size_t gap = key.size() > c.size() ? key.size() - c.size() : c.size() - key.size();
+    if (gap >= best_d) continue;
     const std::size_t d = edit_distance(key, c);
     if (d < best_d) {
       best_d = d;

@@ -42,6 +42,9 @@ struct FieldInfo {
   // Largest value the C++ member can hold (integers only); values above it are
   // rejected even when the range has no upper bound.
   std::optional<int64_t> type_max;
+  // Numbers only: the solver computes with the value in float32 (sim::real),
+  // so a nonzero value must be a normal float32 (see float32_problem).
+  bool float32 = false;
 };
 
 template <class T>
@@ -83,8 +86,18 @@ const ConfigSchema& config_schema();
 std::string expected_text(const FieldInfo& f);
 // The documentation's "Allowed" cell: ">= 0", "[0, 9]", "`aos`, `soa`", "".
 std::string allowed_text(const FieldInfo& f);
-// Type already matches f.type; checks range, choices, finiteness, type_max.
+// Type already matches f.type; checks range, choices, finiteness, type_max,
+// the float32 range (float32_problem) and the length of strings.
 bool value_allowed(const FieldInfo& f, const ConfigValue& v);
+
+// For a number key held in float32 (f.float32), what is wrong with the finite
+// value x: nonzero but below the smallest normal float32 (FLT_MIN) in
+// magnitude, so it rounds to 0 or a subnormal, or above FLT_MAX; "" when
+// neither. Reads as "<x> <problem>".
+std::string float32_problem(const FieldInfo& f, double x);
+
+// Longest string value (run.output is a path: PATH_MAX).
+constexpr std::size_t kMaxStringValue = 4096;
 
 // Shortest text that reads back to the same double ("0.0001", "1e-05", "2.5").
 std::string format_number(double v);
@@ -92,6 +105,8 @@ std::string format_number(double v);
 // Optimal string alignment (restricted Damerau-Levenshtein) distance.
 std::size_t edit_distance(std::string_view a, std::string_view b);
 // Closest candidate when within max(2, len/4) edits; ties go to the first.
+// Candidates whose length alone differs by more than that are skipped, so a
+// huge key costs no edit distance.
 std::optional<std::string> closest_match(std::string_view key, const std::vector<std::string>& candidates);
 
 // The reference tables of docs/CONFIG.md.

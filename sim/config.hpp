@@ -4,6 +4,7 @@
 #pragma once
 #include <cstdint>
 #include <stdexcept>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,10 @@ struct ParticleInjection {
 
 struct Config {
   std::string source;  // file the config came from (for messages and snapshots)
+  // Keys whose value a command-line override gave, to "--set KEY=VALUE" as
+  // written: what a message about that value names instead of the file.
+  // Empty for a config built in code.
+  std::map<std::string, std::string> set_by;
 
   // [domain]
   int nx = 64, ny = 64;        // cells

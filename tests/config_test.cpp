@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <limits>
 #include <stdexcept>
 
@@ -254,7 +255,7 @@ TEST_CASE("config: config_to_toml reads back to the same config") {
   Config odd = load_config_string(
       "[[obstacles]]\nshape = \"rectangle\"\nx0 = 0.1\nx1 = 0.3\ny0 = 0.1\ny1 = 0.2\n"
       "[[obstacles]]\nx = 0.7\ny = 0.7\nradius = 0.05\n"
-      "[[particles.regions]]\nx0 = 0.4\nx1 = 0.6\ny0 = 0.4\ny1 = 0.6\ncount = 3\ndiameter_max = 3e-4\nvx = -1e-300\n",
+      "[[particles.regions]]\nx0 = 0.4\nx1 = 0.6\ny0 = 0.4\ny1 = 0.6\ncount = 3\ndiameter_max = 3e-4\nvx = -1e-37\n",
       "odd.toml", {"fluid.viscosity=0.1", "gravity.x=0.30000000000000004", "run.output=\"a \\\"q\\\" \\\\ é\\t\"",
                    "run.seed=9223372036854775807", "domain.lx=1e3", "domain.ly=1e3"});
   CHECK(odd.output == "a \"q\" \\ é\t");
@@ -409,14 +410,16 @@ TEST_CASE("config: the host memory of a run is estimated without overflow, and r
   CHECK(m.particles.over());
   CHECK_FALSE(m.grid.over());
   CHECK(memory_shortfall(huge, m, uint64_t(8) << 30, "host") ==
-        "t.toml: particles.capacity = 9223372036854775807 needs more than 16.0 EiB of host memory (grid " +
+        "--set particles.capacity=9223372036854775807: particles.capacity = 9223372036854775807 needs more than "
+        "16.0 EiB of host memory (grid " +
             format_size(m.grid) + ", particles more than 16.0 EiB), 8.00 GiB available");
   CHECK(memory_shortfall(huge, m, 0, "host").empty());  // nothing known to compare with
 
   const Config grid = load_config_string("", "t.toml", {"domain.nx=40000", "domain.ny=40000"});
   const MemoryNeed g = host_memory_need(grid, false);
   CHECK(memory_shortfall(grid, g, uint64_t(8) << 30, "host") ==
-        "t.toml: domain.nx x domain.ny = 40000 x 40000 needs " + format_size(g.total()) + " of host memory (grid " +
+        "--set domain.nx=40000: domain.nx x domain.ny = 40000 x 40000 needs " + format_size(g.total()) +
+            " of host memory (grid " +
             format_size(g.grid) + ", particles 0 B), 8.00 GiB available");
   CHECK(memory_shortfall(grid, g, g.total().value(), "host").empty());
 
@@ -532,4 +535,132 @@ TEST_CASE("config: a UTF-8 byte order mark is accepted; a 17th obstacle is refus
   std::string sixteen;
   for (int i = 0; i < 16; ++i) sixteen += "[[obstacles]]\nx = 0.5\ny = 0.5\nradius = 0.01\n";
   CHECK(test::config_error(sixteen) == "");
+}
+
+// Values the solver holds in float32 (sim::real) loaded when they rounded to
+// 0 or to a subnormal there, or overflowed it: time.dt = 1e-300 then "blew
+// up" with the advice "lower time.dt", domain.lx = 1e308 failed with
+// "transform solve does not apply". Refused at load, naming the key, by the
+// schema's one check of every float32 number (keys held in float64 exempt).
+TEST_CASE("config: nonzero numbers outside the normal float32 range are refused at load") {
+  const std::string tiny = " rounds to 0 or to a subnormal in float32, which the solver computes in (a nonzero value "
+                           "needs a magnitude >= 1.18e-38)";
+  const std::string huge = " overflows float32, which the solver computes in (magnitudes up to 3.4e+38)";
+  CHECK(test::config_error("[time]\ndt = 1e-300\n") == "t.toml:2:6: time.dt: 1e-300" + tiny);
+  CHECK(test::config_error("[domain]\nlx = 1e308\n") == "t.toml:2:6: domain.lx: 1e+308" + huge);
+  CHECK(test::config_error("", {"gravity.y=-1e-39"}) == "--set gravity.y=-1e-39: gravity.y: -1e-39" + tiny);
+  CHECK(test::config_error("", {"fluid.initial_u=-4e38"}) ==
+        "--set fluid.initial_u=-4e38: fluid.initial_u: -4e+38" + huge);
+  CHECK(test::config_error("[[particles.regions]]\nx1 = 1.0\ny1 = 1.0\ncount = 10\ndiameter_min = 1e-50\n") ==
+        "t.toml:5:16: particles.regions[0].diameter_min: 1e-50" + tiny);
+  CHECK(test::config_error("[[obstacles]]\nx = 0.5\ny = 0.5\nradius = 1e-40\n") ==
+        "t.toml:4:10: obstacles[0].radius: 1e-40" + tiny);
+  // The range check comes first; 0 and the normal float32 magnitudes load;
+  // the keys held in float64 take any finite value of their range.
+  CHECK(test::config_error("[time]\ndt = -1e-300\n") == "t.toml:2:6: time.dt: expected a number >= 0, got -1e-300");
+  CHECK(test::config_error("[gravity]\nx = 1.2e-38\ny = -3.4e38\n[fluid]\nviscosity = 0\n") == "");
+  CHECK(test::config_error("[time]\ncfl = 1e-300\n") == "");
+  // Every number key is checked once, by the schema: all of them but the
+  // three held in float64.
+  std::vector<std::string> float64_keys;
+  const ConfigSchema& s = config_schema();
+  auto walk = [&](const auto& fields, const std::string& prefix) {
+    for (const auto& f : fields) {
+      if (f.type != ValueType::number) continue;
+      INFO((prefix + f.key));
+      if (!f.float32) {
+        float64_keys.push_back(prefix + f.key);
+        continue;
+      }
+      CHECK_FALSE(value_allowed(f, ConfigValue(1e-39)));
+      CHECK_FALSE(value_allowed(f, ConfigValue(-1e39)));
+      CHECK(float32_problem(f, 1e-39) == tiny.substr(1));
+    }
+  };
+  walk(s.keys, "");
+  walk(s.obstacles.fields, "obstacles[i].");
+  walk(s.regions.fields, "particles.regions[i].");
+  CHECK(float64_keys == std::vector<std::string>{"time.cfl", "pressure.tolerance", "particles.inject.rate"});
+}
+
+// A config file was read whole, whatever its size: /dev/zero or an endless
+// pipe filled the memory. At most 1 MiB + 1 byte is read now, and a larger
+// input refused in one line.
+TEST_CASE("config: a file over 1 MiB, or an endless one, is refused without reading it all") {
+  const std::string dir = test::scratch_dir("config_size");
+  const std::string at_limit = dir + "/at_limit.toml", over = dir + "/over.toml";
+  const std::string comment = "#" + std::string((std::size_t(1) << 20) - 2, 'x') + "\n";  // 1 MiB exactly
+  test::write_text(at_limit, comment);
+  CHECK(load_config(at_limit).nx == Config{}.nx);
+  test::write_text(over, comment + "\n");
+  CHECK_THROWS_WITH_AS(load_config(over), (over + ": larger than 1 MiB, the limit for a config file").c_str(),
+                       ConfigError);
+  CHECK(test::config_error(comment + "\n") == "t.toml: larger than 1 MiB, the limit for a config file");
+  if (std::filesystem::exists("/dev/zero"))
+    CHECK_THROWS_WITH_AS(load_config("/dev/zero"), "/dev/zero: larger than 1 MiB, the limit for a config file",
+                         ConfigError);
+  CHECK_THROWS_WITH_AS(load_config(dir), ("cannot read config file '" + dir + "': Is a directory").c_str(),
+                       ConfigError);
+}
+
+// A key of 5 MB took more than 90 s to refuse (the "did you mean" edit
+// distance is quadratic) and the message echoed it whole, as it did a huge
+// string value. Key names past 256 characters are refused at once, long
+// keys and values cut to 40 characters in the message, and a suggestion is
+// looked for only among candidates of about the key's length.
+TEST_CASE("config: a huge key name or string value is refused at once, cut in the message") {
+  const std::string key(300000, 'k'), k40(40, 'k'), a40(40, 'a');
+  CHECK(test::config_error(key + " = 1\n") ==
+        "t.toml:1:1: " + k40 + "... (300000 characters): key name longer than 256 characters");
+  CHECK(test::config_error("[fluid]\n" + key + " = 1\n") ==
+        "t.toml:2:1: fluid." + std::string(34, 'k') + "... (300006 characters): key name longer than 256 characters");
+  CHECK(test::config_error("[[obstacles]]\n" + key + " = 1\n") ==
+        "t.toml:2:1: obstacles[0]." + std::string(27, 'k') +
+            "... (300013 characters): key name longer than 256 characters");
+  CHECK(test::config_error("", {key + "=1"}) == "--set " + k40 + "... (300002 characters): " + k40 +
+                                                   "... (300000 characters): key name longer than 256 characters");
+  CHECK(test::config_error("fluid." + std::string(250, 'v') + " = 1\n") ==
+        "t.toml:1:7: fluid." + std::string(250, 'v') + ": unknown key");  // 256 characters: not cut
+  CHECK_FALSE(closest_match(std::string(5000000, 'x'), {"fluid.viscosity", "time.dt"}));
+  CHECK(closest_match("fluid.viscositty", {"time.dt", "fluid.viscosity"}) == "fluid.viscosity");
+
+  const std::string value(300000, 'a');
+  CHECK(test::config_error("[run]\nlayout = \"" + value + "\"\n") ==
+        "t.toml:2:10: run.layout: expected one of aos|soa, got \"" + a40 + "...\" (300000 characters)");
+  CHECK(test::config_error("[run]\noutput = \"" + std::string(4097, 'a') + "\"\n") ==
+        "t.toml:2:10: run.output: expected a non-empty string of at most 4096 characters, got \"" + a40 +
+            "...\" (4097 characters)");
+  CHECK(load_config_string("[run]\noutput = \"" + std::string(4096, 'a') + "\"\n", "t.toml").output.size() == 4096);
+}
+
+// The memory refusal named the config file when the size came from a
+// --set (`sim box.toml --set domain.nx=40000` said "box.toml: domain.nx x
+// ..."); it names the --set now, and the file when the file gave the size.
+TEST_CASE("config: a memory refusal names the --set option that made the run large") {
+  const uint64_t gib8 = uint64_t(8) << 30;
+  auto refusal = [&](const Config& c) {
+    const std::string m = memory_shortfall(c, host_memory_need(c, false), gib8, "host");
+    return m.substr(0, m.find(" needs "));
+  };
+  CHECK(refusal(load_config_string("[domain]\nnx = 40000\nny = 40000\n", "t.toml")) ==
+        "t.toml: domain.nx x domain.ny = 40000 x 40000");
+  CHECK(refusal(load_config_string("[domain]\nnx = 40000\n", "t.toml", {"domain.ny=40000"})) ==
+        "--set domain.ny=40000: domain.nx x domain.ny = 40000 x 40000");
+  CHECK(refusal(load_config_string("", "t.toml", {"domain.ny=50000", "domain.nx=40000"})) ==
+        "--set domain.ny=50000: domain.nx x domain.ny = 40000 x 50000");
+  CHECK(refusal(load_config_string("[particles]\ncapacity = 9223372036854775807\n", "t.toml")) ==
+        "t.toml: particles.capacity = 9223372036854775807");
+  const std::string regions = "[[particles.regions]]\nx1 = 0.5\ny1 = 0.5\ncount = 10\n"
+                              "[[particles.regions]]\nx1 = 0.5\ny1 = 0.5\ncount = 20\n";
+  CHECK(refusal(load_config_string(regions, "t.toml", {"particles.regions[1].count=1125899906842624"})) ==
+        "--set particles.regions[1].count=1125899906842624: particles.regions (1125899906842634 particles)");
+  CHECK(refusal(load_config_string(regions, "t.toml",
+                                   {"particles.regions=[{x1=0.5, y1=0.5, count=1125899906842624}]"})) ==
+        "--set particles.regions=[{x1=0.5, y1=0.5, count=1125899906842624}]: particles.regions (1125899906842624 "
+        "particles)");
+  // A config built in code names its source.
+  Config code;
+  code.source = "code";
+  code.nx = code.ny = 40000;
+  CHECK(refusal(code) == "code: domain.nx x domain.ny = 40000 x 40000");
 }

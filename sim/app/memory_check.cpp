@@ -9,8 +9,10 @@
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+#include <vector>
 
 #include "cuda/cuda_backend.hpp"
+#include "io/config_loader.hpp"
 #include "io/snapshot_thread.hpp"
 #include "sim/app/backend_factory.hpp"
 #include "sim/grid.hpp"
@@ -185,14 +187,31 @@ std::string memory_shortfall(const Config& cfg, const MemoryNeed& need, uint64_t
                              const std::string& on) {
   const Bytes total = need.total();
   if (available == 0 || !(total > Bytes(available))) return {};  // fits, or nothing known to compare with
+  // The keys that drive the size, the first that a --set gave named instead
+  // of the file: that is where the size came from.
   std::string subject;
-  if (!(need.particles > need.grid))
+  std::vector<std::string> keys;
+  if (!(need.particles > need.grid)) {
     subject = "domain.nx x domain.ny = " + std::to_string(cfg.nx) + " x " + std::to_string(cfg.ny);
-  else if (cfg.capacity > 0)
+    keys = cfg.nx >= cfg.ny ? std::vector<std::string>{"domain.nx", "domain.ny"}
+                            : std::vector<std::string>{"domain.ny", "domain.nx"};
+  } else if (cfg.capacity > 0) {
     subject = "particles.capacity = " + std::to_string(cfg.capacity);
-  else
+    keys = {"particles.capacity"};
+  } else {
     subject = "particles.regions (" + seeded_text(cfg) + " particles)";
-  return cfg.source + ": " + subject + " needs " + format_size(total) + " of " + kind + " memory (grid " +
+    std::size_t largest = 0;
+    for (std::size_t i = 1; i < cfg.regions.size(); ++i)
+      if (cfg.regions[i].count > cfg.regions[largest].count) largest = i;
+    if (!cfg.regions.empty()) keys = {"particles.regions[" + std::to_string(largest) + "].count"};
+  }
+  std::string from = cfg.source;
+  for (const auto& key : keys)
+    if (std::string o = override_of(cfg, key); !o.empty()) {
+      from = std::move(o);
+      break;
+    }
+  return from + ": " + subject + " needs " + format_size(total) + " of " + kind + " memory (grid " +
          format_size(need.grid) + ", particles " + format_size(need.particles) + "), " + format_size(available) +
          " available" + on;
 }

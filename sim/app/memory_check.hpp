@@ -2,7 +2,7 @@
 // allocated or created: the host memory it needs against what is available,
 // the device memory against what is free (CUDA backend), and the particle
 // slots against the 32-bit ids. Every refusal is one line naming the file
-// and the key that drives the size.
+// (or the --set option) and the key that drives the size.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -34,8 +34,9 @@ uint64_t host_memory_available();
 std::string format_size(Bytes b);
 
 // The one-line refusal when `need` exceeds `available` bytes of `kind`
-// memory ("host", "device"), naming cfg.source and the key that drives the
-// larger part; `on` follows "available" (" on NVIDIA H200 (...)"). "" when
+// memory ("host", "device"), naming the key that drives the larger part and
+// where its value came from: the `--set KEY=VALUE` that gave it
+// (override_of, io/config_loader.hpp), else cfg.source; `on` follows "available" (" on NVIDIA H200 (...)"). "" when
 // it fits, or when `available` is 0 (unknown).
 std::string memory_shortfall(const Config& cfg, const MemoryNeed& need, uint64_t available, const std::string& kind,
                              const std::string& on = {});
