@@ -12,6 +12,7 @@
 #include "io/config_loader.hpp"
 #include "sim/app/bench/bench.hpp"
 #include "sim/app/bench/traffic.hpp"
+#include "sim/app/memory_check.hpp"
 #include "support/cases.hpp"
 #include "support/cli.hpp"
 #include "support/io.hpp"
@@ -153,6 +154,64 @@ TEST_CASE("bench: the command line takes lists, comma-separated or repeated") {
   CHECK(parse_args({"--help"}).out.find("sim bench") != std::string::npos);
   // The run command is unchanged.
   CHECK(parse_args({"box.toml"}).options.command == Command::run);
+}
+
+TEST_CASE("bench: every option is validated: nan and inf seconds, empty paths, copy sizes past any memory") {
+  auto err = [](std::vector<std::string> args) {
+    args.insert(args.begin(), "bench");
+    const Parsed p = parse_args(args);
+    CHECK(p.code == 2);
+    return p.err;
+  };
+  // --max-seconds took nan and inf (CLI::NonNegativeNumber) and hexadecimal floats.
+  for (const char* v : {"nan", "NaN", "inf", "-inf", "infinity", "-1", "-0.5", "1e999", "0x1p3", " 1", "1s", "+-1"}) {
+    CAPTURE(v);
+    CHECK(err({std::string("--max-seconds=") + v, "box.toml"}) ==
+          "sim: error: --max-seconds: expected a finite number >= 0, got " + std::string(v) + "\n");
+  }
+  CHECK(err({"--max-seconds", "", "box.toml"}) ==
+        "sim: error: --max-seconds: expected a finite number >= 0, got an empty value\n");
+  CHECK(parse_args({"bench", "--max-seconds", "1.5", "box.toml"}).options.bench.max_seconds == 1.5);
+  CHECK(parse_args({"bench", "--max-seconds", "+2e1", "box.toml"}).options.bench.max_seconds == 20.0);
+  CHECK(parse_args({"bench", "--max-seconds", "0", "box.toml"}).options.bench.max_seconds == 0.0);
+  CHECK(parse_args({"bench", "--max-seconds", ".25", "box.toml"}).options.bench.max_seconds == 0.25);
+
+  // Empty paths (no file was written and the exit status was 0).
+  CHECK(err({"--csv", "", "box.toml"}) == "sim: error: --csv: expected a path, got an empty value\n");
+  CHECK(err({"--json", "", "box.toml"}) == "sim: error: --json: expected a path, got an empty value\n");
+  CHECK(err({"--csv", std::string("a\x01.csv"), "box.toml"}).rfind(
+            "sim: error: --csv: the path holds a control character (byte 1): ", 0) == 0);
+  CHECK(err({""}) == "sim: error: CONFIG: expected a path, got an empty value\n");
+
+  // --copy-mib 99999999999 ended in std::bad_alloc.
+  CHECK(err({"--copy-mib", "99999999999", "box.toml"}) ==
+        "sim: error: --copy-mib: expected an integer in [1, 1048576], got 99999999999\n");
+  CHECK(err({"--copy-mib", "1048577", "box.toml"}) ==
+        "sim: error: --copy-mib: expected an integer in [1, 1048576], got 1048577\n");
+  CHECK(err({"--copy-mib", "0", "box.toml"}) == "sim: error: --copy-mib: expected an integer in [1, 1048576], got 0\n");
+  CHECK(err({"--copy-mib", "", "box.toml"}) ==
+        "sim: error: --copy-mib: expected an integer in [1, 1048576], got an empty value\n");
+  CHECK(parse_args({"bench", "--copy-mib", "1048576", "box.toml"}).options.bench.copy_mib == 1048576);
+}
+
+TEST_CASE("bench: a --copy-mib past the host's memory is one line naming the option, before anything is allocated") {
+  const uint64_t available = host_memory_available();
+  if (available == 0 || available >= (uint64_t(2) << 40)) return;  // unknown, or 2 TiB of memory: nothing to refuse
+  const Parsed p = parse_args({"bench", "--backend", "cpu", "--copy-mib", "1048576", box()});
+  REQUIRE(p.code == -1);
+  const Config cfg = load_config(p.options.config_path, cli_overrides(p.options));
+  for (const bool micro : {false, true}) {
+    BenchOptions opts = p.options.bench;
+    opts.micro = micro;
+    opts.quiet = true;
+    std::ostringstream os, es;
+    CHECK(run_bench(cfg, opts, os, es) == 1);
+    INFO(es.str());
+    CHECK(es.str().rfind("sim: error: --copy-mib 1048576: the copy-bandwidth buffers need 2 x 1.00 TiB of host memory, ",
+                         0) == 0);
+    CHECK(es.str().find(" available\n") == es.str().size() - 11);
+    CHECK(test::count_lines(es.str()) == 1);
+  }
 }
 
 TEST_CASE("bench: the variant matrix, with the axes that cannot matter collapsed") {

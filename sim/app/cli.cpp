@@ -1,7 +1,9 @@
 #include "sim/app/cli.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
+#include <cmath>
 #include <iostream>
 #include <limits>
 #include <stdexcept>
@@ -14,16 +16,39 @@
 namespace sim {
 namespace {
 
+// Every integer option takes the same forms: decimal digits with an
+// optional sign (+ or -). Not CLI11's (strtoll base 0): no hexadecimal
+// ("0x10"), no octal ("010" is ten), no binary, no spaces.
+enum class IntForm { ok, empty, malformed, out_of_range };
+
+IntForm parse_decimal(const std::string& v, int64_t& x) {
+  if (v.empty()) return IntForm::empty;
+  const char* p = v.data();
+  const char* end = p + v.size();
+  if (*p == '+') ++p;
+  if (p == end || !(*p == '-' ? p == v.data() && p + 1 != end && std::isdigit(static_cast<unsigned char>(p[1]))
+                              : std::isdigit(static_cast<unsigned char>(*p)) != 0))
+    return IntForm::malformed;
+  const auto [q, ec] = std::from_chars(p, end, x);
+  if (q != end) return IntForm::malformed;
+  if (ec == std::errc::result_out_of_range) return IntForm::out_of_range;
+  return ec == std::errc() ? IntForm::ok : IntForm::malformed;
+}
+
+// The value as a message shows it.
+std::string got(const std::string& v) { return v.empty() ? std::string("an empty value") : shown_value(v); }
+
 // TOML integers are signed 64-bit, so a seed must fit in one.
 CLI::Validator seed_range() {
   return CLI::Validator(
       [](std::string& v) -> std::string {
-        uint64_t x = 0;
-        if (!v.empty() && v[0] != '-' && CLI::detail::lexical_cast(v, x) &&
-            x <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
+        int64_t x = 0;
+        if (parse_decimal(v, x) == IntForm::ok && x >= 0) {
+          v = std::to_string(x);  // what CLI11 converts: plain decimal
           return {};
+        }
         return "expected an integer in [0, " + std::to_string(std::numeric_limits<int64_t>::max()) + "], got " +
-               shown_value(v);
+               got(v);
       },
       "");
 }
@@ -37,16 +62,20 @@ std::string one_line(std::string s) {
 
 // A whole 64-bit integer (sign allowed: the config loader words the range
 // error, as for the file); CLI11 alone saturates 99999999999999999999 to
-// INT64_MAX and takes "" as 0.
+// INT64_MAX, takes "" as 0 and "010" as 8.
+std::string int64_error(IntForm form, const std::string& v) {
+  if (form == IntForm::out_of_range) return "out of range of a 64-bit integer: " + shown_value(v);
+  return "expected an integer, got " + got(v);
+}
+
 CLI::Validator int64_value() {
   return CLI::Validator(
       [](std::string& v) -> std::string {
         int64_t x = 0;
-        const char* end = v.data() + v.size();
-        const auto [p, ec] = std::from_chars(v.data() + (!v.empty() && v[0] == '+'), end, x);
-        if (!v.empty() && ec == std::errc() && p == end) return {};
-        if (ec == std::errc::result_out_of_range) return "out of range of a 64-bit integer: " + shown_value(v);
-        return "expected an integer, got " + (v.empty() ? std::string("an empty value") : shown_value(v));
+        const IntForm form = parse_decimal(v, x);
+        if (form != IntForm::ok) return int64_error(form, v);
+        v = std::to_string(x);  // what CLI11 converts: plain decimal
+        return {};
       },
       "");
 }
@@ -93,31 +122,70 @@ int parse_app(CLI::App& app, int argc, char** argv, std::ostream& out, std::ostr
   return -1;
 }
 
-// An integer >= lo, or a count with a K (2^10) or M (2^20) suffix when `suffixes`.
-bool parse_count(const std::string& v, int64_t lo, bool suffixes, int64_t& out) {
+// An integer, or a count with a K (2^10) or M (2^20) suffix when `suffixes`
+// (out_of_range when the suffix takes it past 64 bits).
+IntForm parse_count(const std::string& v, bool suffixes, int64_t& out) {
   std::string digits = v;
   int64_t scale = 1;
   if (suffixes && !v.empty() && (v.back() == 'K' || v.back() == 'M')) {
     scale = v.back() == 'K' ? int64_t(1) << 10 : int64_t(1) << 20;
     digits.pop_back();
+    if (digits.empty()) return IntForm::malformed;
   }
   int64_t x = 0;
-  if (digits.empty() || digits[0] == '-' || !CLI::detail::lexical_cast(digits, x)) return false;
-  if (x > std::numeric_limits<int64_t>::max() / scale || x * scale < lo) return false;
+  const IntForm form = parse_decimal(digits, x);
+  if (form != IntForm::ok) return form;
+  if (x > std::numeric_limits<int64_t>::max() / scale || x < std::numeric_limits<int64_t>::min() / scale)
+    return IntForm::out_of_range;
   out = x * scale;
-  return true;
+  return IntForm::ok;
 }
 
-CLI::Validator count_at_least(int64_t lo, bool suffixes) {
+CLI::Validator count_in(int64_t lo, int64_t hi, bool suffixes) {
   return CLI::Validator(
-      [lo, suffixes](std::string& v) -> std::string {
+      [lo, hi, suffixes](std::string& v) -> std::string {
         int64_t x = 0;
-        if (parse_count(v, lo, suffixes, x)) return {};
-        return "expected an integer >= " + std::to_string(lo) + (suffixes ? " (K and M suffixes allowed)" : "") +
-               ", got " + shown_value(v);
+        const IntForm form = parse_count(v, suffixes, x);
+        if (form == IntForm::ok && x >= lo && x <= hi) {
+          v = std::to_string(x);  // plain decimal, the suffix applied
+          return {};
+        }
+        if (form == IntForm::out_of_range) return "out of range of a 64-bit integer: " + shown_value(v);
+        const std::string range = hi == std::numeric_limits<int64_t>::max()
+                                      ? ">= " + std::to_string(lo)
+                                      : "in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]";
+        return "expected an integer " + range + (suffixes ? " (K and M suffixes allowed)" : "") + ", got " + got(v);
       },
       "");
 }
+
+CLI::Validator count_at_least(int64_t lo, bool suffixes) {
+  return count_in(lo, std::numeric_limits<int64_t>::max(), suffixes);
+}
+
+// A number of seconds: decimal, finite, >= 0 (CLI11's NonNegativeNumber
+// takes "nan", "inf" and hexadecimal floats).
+CLI::Validator seconds_value() {
+  return CLI::Validator(
+      [](std::string& v) -> std::string {
+        const char* p = v.data() + (!v.empty() && v[0] == '+');
+        const char* end = v.data() + v.size();
+        double x = 0;
+        const auto [q, ec] = p == end || !(std::isdigit(static_cast<unsigned char>(*p)) || *p == '.')
+                                 ? std::from_chars_result{p, std::errc::invalid_argument}
+                                 : std::from_chars(p, end, x);
+        if (ec == std::errc() && q == end && std::isfinite(x) && x >= 0) {
+          v = std::string(p, end);
+          return {};
+        }
+        return "expected a finite number >= 0, got " + got(v);
+      },
+      "");
+}
+
+// The largest --copy-mib: 1 TiB a buffer (two are allocated), far past any
+// host's or GPU's memory today; run_bench checks it against what is there.
+constexpr int64_t kMaxCopyMiB = int64_t(1) << 20;
 
 template <class E>
 std::vector<E> enums_of(const std::vector<std::string>& names) {
@@ -140,7 +208,8 @@ CLI::Validator strategy_value(const StrategyOption& o) {
       [&o](std::string& v) -> std::string {
         if (o.choices.empty()) {
           int64_t x = 0;
-          if (!CLI::detail::lexical_cast(v, x)) return "expected an integer, got " + shown_value(v);
+          const IntForm form = parse_decimal(v, x);
+          if (form != IntForm::ok) return int64_error(form, v);
           v = std::to_string(x);
           return {};
         }
@@ -158,7 +227,7 @@ struct StrategyFlags {
   std::vector<std::pair<const StrategyOption*, std::string>> values;
   void add(CLI::App& app, const StrategyOption& o) {
     values.emplace_back(&o, std::string());
-    app.add_option(std::string(o.flag), values.back().second, help_of(o))->type_name(type_of(o))->check(strategy_value(o));
+    app.add_option(std::string(o.flag), values.back().second, help_of(o))->type_name(type_of(o))->transform(strategy_value(o));
   }
   void take(CLI::App& app, std::map<std::string, std::string, std::less<>>& into) const {
     for (const auto& [o, v] : values)
@@ -171,7 +240,7 @@ CLI::Option* axis_list(CLI::App& app, const StrategyOption& o, std::vector<std::
   return app.add_option(std::string(o.flag), into, std::string(o.help) + "; comma-separated or repeated, default all")
       ->type_name(type_of(o) + ",...")
       ->delimiter(',')
-      ->check(strategy_value(o))
+      ->transform(strategy_value(o))
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
 }
 
@@ -192,26 +261,27 @@ int parse_bench(int argc, char** argv, CliOptions& options, std::ostream& out, s
   StrategyFlags flags;
   flags.values.reserve(strategy_options().size());
 
-  app.add_option("CONFIG", r.config_path, "TOML config file (--micro: physical constants and backend only)")->required();
+  app.add_option("CONFIG", r.config_path, "TOML config file (--micro: physical constants and backend only)")
+      ->required()->check(path_value());
   for (const StrategyOption& o : strategy_options())
     if (o.bench_axis) axis_list(app, o, axes[std::string(o.name)]);
   app.add_option("--steps", steps, "Timed steps per variant (--micro: fewest repeats per trial)")
-      ->type_name("N")->check(count_at_least(1, false))->capture_default_str();
+      ->type_name("N")->transform(count_at_least(1, false))->capture_default_str();
   app.add_option("--warmup", warmup, "Untimed steps (--micro: calls) before timing")
-      ->type_name("W")->check(count_at_least(0, false))->capture_default_str();
-  app.add_option("--csv", b.csv, "Write the results as CSV")->type_name("FILE");
-  app.add_option("--json", b.json, "Write the results as JSON")->type_name("FILE");
+      ->type_name("W")->transform(count_at_least(0, false))->capture_default_str();
+  app.add_option("--csv", b.csv, "Write the results as CSV")->type_name("FILE")->check(path_value());
+  app.add_option("--json", b.json, "Write the results as JSON")->type_name("FILE")->check(path_value());
   app.add_flag("--micro", b.micro, "Micro-benchmarks: pressure sweeps and the particle step");
   app.add_option("--micro-sizes", sizes, "Grid sides n of the n x n sweep benchmarks (default 2048,8192,16384)")
-      ->type_name("N,...")->delimiter(',')->check(count_at_least(8, false))
+      ->type_name("N,...")->delimiter(',')->transform(count_in(8, std::numeric_limits<int>::max(), false))
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   app.add_option("--micro-particles", particles, "Particle counts of the particle-step benchmark (default 16M,64M)")
-      ->type_name("N,...")->delimiter(',')->check(count_at_least(1, true))
+      ->type_name("N,...")->delimiter(',')->transform(count_at_least(1, true))
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   app.add_option("--max-seconds", b.max_seconds, "Start no variant after this many seconds; the rest are reported as skipped")
-      ->type_name("S")->check(CLI::NonNegativeNumber);
+      ->type_name("S")->transform(seconds_value());
   app.add_option("--copy-mib", copy_mib, "Buffer size of the copy-bandwidth ceiling (default 1024 GPU, 512 CPU)")
-      ->type_name("MIB")->check(count_at_least(1, false));
+      ->type_name("MIB")->transform(count_in(1, kMaxCopyMiB, false));
   for (const StrategyOption& o : strategy_options())
     if (!o.bench_axis) flags.add(app, o);
   app.add_option("--set", r.sets, "Override a config key; repeatable")
@@ -230,21 +300,18 @@ int parse_bench(int argc, char** argv, CliOptions& options, std::ostream& out, s
   b.deposits = enums_of<Deposit>(axes["deposit"]);
   b.solvers = enums_of<PressureSolverKind>(axes["pressure_solver"]);
   b.advections = enums_of<AdvectionScheme>(axes["advection"]);
-  parse_count(steps, 1, false, b.steps);
-  parse_count(warmup, 0, false, b.warmup);
-  if (!copy_mib.empty()) parse_count(copy_mib, 1, false, b.copy_mib);
+  // The validators left plain decimal integers in range.
+  parse_count(steps, false, b.steps);
+  parse_count(warmup, false, b.warmup);
+  if (!copy_mib.empty()) parse_count(copy_mib, false, b.copy_mib);
   for (const std::string& v : sizes) {
     int64_t n = 0;
-    parse_count(v, 8, false, n);
-    if (n > std::numeric_limits<int>::max()) {
-      err << "sim: error: --micro-sizes: " << v << " is too large\n";
-      return 2;
-    }
+    parse_count(v, false, n);
     b.micro_sizes.push_back(static_cast<int>(n));
   }
   for (const std::string& v : particles) {
     int64_t n = 0;
-    parse_count(v, 1, true, n);
+    parse_count(v, false, n);
     b.micro_particles.push_back(n);
   }
   r.quiet = b.quiet;
@@ -298,14 +365,14 @@ int parse_cli(int argc, char** argv, CliOptions& options, std::ostream& out, std
   flags.values.reserve(strategy_options().size());
 
   app.add_option("CONFIG", r.config_path, "TOML config file")->required()->check(path_value());
-  auto* o_steps = app.add_option("--steps", steps, "Time steps to run (run.steps)")->type_name("N")->check(int64_value());
+  auto* o_steps = app.add_option("--steps", steps, "Time steps to run (run.steps)")->type_name("N")->transform(int64_value());
   auto* o_output =
       app.add_option("--output", output, "Output directory (run.output)")->type_name("DIR")->check(path_value());
   auto* o_snap = app.add_option("--snapshot-every", snapshot_every, "Snapshot interval (run.snapshot_every)")
-                     ->type_name("N")->check(int64_value());
+                     ->type_name("N")->transform(int64_value());
   app.add_option("--set", r.sets, "Override a config key; repeatable (value parsed as TOML, bare words as strings)")
       ->type_name("KEY=VALUE")->allow_extra_args(false)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-  auto* o_seed = app.add_option("--seed", seed, "Random seed (run.seed)")->type_name("N")->check(seed_range());
+  auto* o_seed = app.add_option("--seed", seed, "Random seed (run.seed)")->type_name("N")->transform(seed_range());
   app.add_flag("--quiet", r.quiet, "Print only errors");
   auto* o_restart =
       app.add_option("--restart", restart, "Continue from a snapshot file")->type_name("FILE")->check(path_value());

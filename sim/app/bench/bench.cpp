@@ -48,6 +48,29 @@ Ceiling measure_ceiling(bool cuda, int64_t copy_mib) {
   return c;
 }
 
+// --copy-mib against the memory its two buffers take: the device's free
+// memory (cudaMemcpy), or the host's (memcpy, and the CPU micro suite's
+// host_copy rows): refused with one line naming the option, not a
+// std::bad_alloc or a failed cudaMalloc mid-run. Unknown memory: no check.
+void check_copy_fits(const Config& cfg, int64_t copy_mib, bool cuda) {
+  if (copy_mib <= 0) return;
+  const uint64_t buffer = static_cast<uint64_t>(copy_mib) << 20;  // cli.cpp caps copy_mib at 2^20
+  uint64_t available = 0;
+  if (cuda) {
+    try {
+      available = cuda_memory_need(cfg, Grid::make(8, 8, cfg.lx, cfg.ly)).free;
+    } catch (const std::exception&) {
+      available = 0;  // the backend reports what is wrong with the device
+    }
+  } else {
+    available = host_memory_available();
+  }
+  if (available > 0 && 2 * buffer > available)
+    throw std::runtime_error("--copy-mib " + std::to_string(copy_mib) + ": the copy-bandwidth buffers need 2 x " +
+                             format_size(Bytes(buffer)) + " of " + (cuda ? "device" : "host") + " memory, " +
+                             format_size(Bytes(available)) + " available");
+}
+
 void write_file(const std::string& path, const BenchReport& r, void (*writer)(std::ostream&, const BenchReport&)) {
   std::ofstream f(path);
   if (!f) throw std::runtime_error("cannot write '" + path + "': " + std::strerror(errno));
@@ -117,6 +140,7 @@ int run_bench(const Config& cfg, const BenchOptions& opts, std::ostream& out, st
     const bool cuda = resolves_to_cuda(cfg);
     if (!opts.micro) check_run_fits(cfg);  // the matrix runs the config's sizes (the micro suite its own)
     if (!cuda && cfg.backend == BackendKind::auto_) log << "no CUDA device found: benchmarking the CPU backend\n";
+    check_copy_fits(cfg, opts.copy_mib, cuda);
     const Ceiling ceiling = measure_ceiling(cuda, opts.copy_mib);
     log << "ceiling: " << ceiling.gbps << " GB/s (" << ceiling.what << ")\n";
     BenchReport r = opts.micro ? run_micro(cfg, opts, cuda, ceiling.gbps, log)
