@@ -41,6 +41,33 @@ herr_t take_innermost(unsigned n, const H5E_error2_t* e, void* out) {
   throw Error(msg, info.err);
 }
 
+// Whether any message on this thread's HDF5 error stack holds `word`.
+bool stack_mentions(const char* word) {
+  struct Search {
+    const char* word;
+    bool found = false;
+  } search{word};
+  H5Ewalk2(
+      H5E_DEFAULT, H5E_WALK_UPWARD,
+      [](unsigned, const H5E_error2_t* e, void* data) -> herr_t {
+        auto* s = static_cast<Search*>(data);
+        if (e->desc && std::strstr(e->desc, s->word)) s->found = true;
+        return 0;
+      },
+      &search);
+  return search.found;
+}
+
+// "/grid/pressure": the object's path in its file, else `fallback`.
+std::string object_name(hid_t id, const std::string& fallback) {
+  const ssize_t n = H5Iget_name(id, nullptr, 0);
+  if (n <= 0) return fallback;
+  std::string s(static_cast<size_t>(n) + 1, '\0');
+  if (H5Iget_name(id, s.data(), s.size()) <= 0) return fallback;
+  s.resize(static_cast<size_t>(n));
+  return s;
+}
+
 hid_t check(hid_t id, const File& f, const std::string& what) {
   if (id < 0) fail(f.path(), what);
   return id;
@@ -310,15 +337,30 @@ void write_dataset(const File& f, hid_t loc, const std::string& name, const std:
   Handle dcpl(check(H5Pcreate(H5P_DATASET_CREATE), f, "dataset properties"), H5Pclose);
   hsize_t total = 1;
   for (hsize_t d : dims) total *= d;
-  if (c.enabled && total > 0) {
-    // Chunks of whole rows, about 64 Ki elements: large enough for deflate,
-    // small enough that a reader slicing rows decompresses little extra.
+  if (total > 0) {
+    // Chunked, for the Fletcher32 checksum (a filter needs chunks), in
+    // blocks of whole rows: about 64 Ki elements when compressed (large
+    // enough for deflate, small enough that a reader slicing rows
+    // decompresses little extra), about 1 MiB otherwise (few chunks to index,
+    // one checksum per MiB). A row larger than that is cut along the next
+    // dimension, so no chunk passes HDF5's 4 GiB limit.
+    const hsize_t target =
+        c.enabled ? hsize_t(1) << 16 : std::max<hsize_t>(1, (hsize_t(1) << 20) / sizeof(T));
     std::vector<hsize_t> chunk = dims;
-    hsize_t row = total / dims[0];
-    chunk[0] = std::max<hsize_t>(1, std::min<hsize_t>(dims[0], (hsize_t(1) << 16) / std::max<hsize_t>(row, 1)));
+    hsize_t inner = total;  // elements below dimension k
+    for (size_t k = 0; k < dims.size(); ++k) {
+      inner /= dims[k];
+      chunk[k] = std::max<hsize_t>(1, std::min<hsize_t>(dims[k], target / std::max<hsize_t>(inner, 1)));
+      if (chunk[k] > 1 || inner <= target) break;  // the dimensions after k stay whole
+    }
     check_status(H5Pset_chunk(dcpl, static_cast<int>(chunk.size()), chunk.data()), f, "chunk layout");
-    check_status(H5Pset_shuffle(dcpl), f, "shuffle filter");
-    check_status(H5Pset_deflate(dcpl, static_cast<unsigned>(std::clamp(c.level, 1, 9))), f, "deflate filter");
+    if (c.enabled) {
+      check_status(H5Pset_shuffle(dcpl), f, "shuffle filter");
+      check_status(H5Pset_deflate(dcpl, static_cast<unsigned>(std::clamp(c.level, 1, 9))), f, "deflate filter");
+    }
+    // Last in the pipeline: on reading, the stored bytes are checked before
+    // anything else (deflate) sees them.
+    check_status(H5Pset_fletcher32(dcpl), f, "Fletcher32 filter");
   }
   Handle d(check(H5Dcreate2(loc, name.c_str(), Types<T>::file(), space, H5P_DEFAULT, dcpl, H5P_DEFAULT), f,
                  "cannot create dataset " + name),
@@ -389,8 +431,17 @@ std::vector<T> read_dataset(const File& f, hid_t loc, const std::string& name, s
     total = *t;
   }
   std::vector<T> v(static_cast<size_t>(total));
-  if (total > 0)
-    check_status(H5Dread(d, Types<T>::mem(), H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()), f, "cannot read dataset " + name);
+  if (total > 0 && H5Dread(d, Types<T>::mem(), H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()) < 0) {
+    // A chunk whose bytes changed since they were written fails its
+    // Fletcher32 check inside HDF5; say so, with the dataset's full name.
+    if (stack_mentions("Fletcher32")) {
+      H5Eclear2(H5E_DEFAULT);
+      throw Error(f.path() + ": dataset '" + object_name(d, name) +
+                      "' fails its Fletcher32 checksum: the file is corrupted",
+                  0);
+    }
+    fail(f.path(), "cannot read dataset " + name);
+  }
   if (dims_out) *dims_out = dims;
   return v;
 }

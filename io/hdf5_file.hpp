@@ -49,7 +49,8 @@ struct PeerFailure : Error {
   using Error::Error;
 };
 
-// Chunked shuffle + deflate when enabled; contiguous otherwise.
+// Shuffle + deflate when enabled. Every non-empty dataset is chunked and
+// carries a Fletcher32 checksum either way (write_dataset).
 struct Compression {
   bool enabled = false;
   int level = 4;  // deflate level 1..9
@@ -114,13 +115,17 @@ struct Rows {
 // Row-major datasets, any rank; `dims` slowest first. T is float, double,
 // uint8_t or uint32_t. `data` holds the rows written (`rows`, all by
 // default), contiguous; in a collective file each process passes its own
-// rows (or none), and together they cover the dataset.
+// rows (or none), and together they cover the dataset. A non-empty dataset
+// is chunked in blocks of whole rows and checksummed (Fletcher32), also in a
+// collective file (parallel HDF5 >= 1.10.2 writes filtered datasets).
 template <class T>
 void write_dataset(const File& f, hid_t loc, const std::string& name, const std::vector<hsize_t>& dims,
                    const T* data, const Compression& c, Rows rows = {});
 std::vector<hsize_t> dataset_dims(const File& f, hid_t loc, const std::string& name);
 // Throws unless the stored type converts to T without loss of class (float to
-// float, unsigned integer to unsigned integer).
+// float, unsigned integer to unsigned integer). A chunk that fails its
+// Fletcher32 checksum throws "<file>: dataset '/grid/u' fails its Fletcher32
+// checksum: the file is corrupted".
 template <class T>
 std::vector<T> read_dataset(const File& f, hid_t loc, const std::string& name, std::vector<hsize_t>* dims = nullptr);
 

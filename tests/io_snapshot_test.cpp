@@ -172,17 +172,80 @@ TEST_CASE("io: compressed snapshots are chunked shuffled and deflated with the s
     const hid_t d = H5Dopen2(f, name, H5P_DEFAULT);
     const hid_t p = H5Dget_create_plist(d);
     CHECK(H5Pget_layout(p) == H5D_CHUNKED);
-    REQUIRE(H5Pget_nfilters(p) == 2);
+    REQUIRE(H5Pget_nfilters(p) == 3);
     unsigned flags = 0, cd[4] = {0, 0, 0, 0};
     size_t ncd = 4;
     CHECK(H5Pget_filter2(p, 0, &flags, &ncd, cd, 0, nullptr, nullptr) == H5Z_FILTER_SHUFFLE);
     ncd = 4;
     CHECK(H5Pget_filter2(p, 1, &flags, &ncd, cd, 0, nullptr, nullptr) == H5Z_FILTER_DEFLATE);
     CHECK(cd[0] == 6u);
+    ncd = 4;
+    CHECK(H5Pget_filter2(p, 2, &flags, &ncd, cd, 0, nullptr, nullptr) == H5Z_FILTER_FLETCHER32);  // checked first on reading
     H5Pclose(p);
     H5Dclose(d);
   }
   H5Fclose(f);
+}
+
+TEST_CASE("io: every snapshot dataset is chunked in whole rows and carries a Fletcher32 checksum") {
+  const Config cfg = cloud_box();
+  const SimState s = test::run_steps(cfg, 2);
+  const std::string path = test::scratch_dir("fletcher32") + "/plain.h5";
+  write_snapshot(path, s, make_snapshot_meta(cfg, "x"));
+  const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  REQUIRE(f >= 0);
+  for (const char* name : {"/grid/pressure", "/grid/velocity", "/grid/vorticity", "/grid/divergence", "/grid/solid",
+                           "/grid/u", "/grid/v", "/grid/phi", "/particles/position", "/particles/velocity",
+                           "/particles/id", "/particles/diameter"}) {
+    CAPTURE(name);
+    const hid_t d = H5Dopen2(f, name, H5P_DEFAULT);
+    REQUIRE(d >= 0);
+    const hid_t p = H5Dget_create_plist(d);
+    REQUIRE(H5Pget_layout(p) == H5D_CHUNKED);
+    REQUIRE(H5Pget_nfilters(p) == 1);
+    unsigned flags = 0, cd[4] = {0, 0, 0, 0};
+    size_t ncd = 4;
+    CHECK(H5Pget_filter2(p, 0, &flags, &ncd, cd, 0, nullptr, nullptr) == H5Z_FILTER_FLETCHER32);
+    // A small dataset is one chunk: its whole rows.
+    const hid_t sp = H5Dget_space(d);
+    hsize_t dims[3] = {0, 0, 0}, chunk[3] = {0, 0, 0};
+    const int rank = H5Sget_simple_extent_dims(sp, dims, nullptr);
+    REQUIRE(H5Pget_chunk(p, 3, chunk) == rank);
+    for (int k = 0; k < rank; ++k) CHECK(chunk[k] == dims[k]);
+    H5Sclose(sp);
+    H5Pclose(p);
+    H5Dclose(d);
+  }
+  H5Fclose(f);
+  test::check_same_snapshot(read_snapshot(path), read_snapshot(path));
+}
+
+TEST_CASE("io: chunks of a large grid are blocks of whole rows of about 1 MiB") {
+  // 600 x 700 floats: rows of 2800 B, 374 rows to a 1 MiB chunk; velocity 3 floats a cell.
+  Config cfg = cloud_box();
+  cfg.nx = 700;
+  cfg.ny = 600;
+  const SimState s = make_initial_state(cfg);
+  const std::string path = test::scratch_dir("fletcher32_large") + "/large.h5";
+  write_snapshot(path, s, make_snapshot_meta(cfg, "x"));
+  const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  REQUIRE(f >= 0);
+  auto chunk_of = [&](const char* name) {
+    const hid_t d = H5Dopen2(f, name, H5P_DEFAULT);
+    const hid_t p = H5Dget_create_plist(d);
+    std::vector<hsize_t> c(3, 0);
+    c.resize(static_cast<size_t>(H5Pget_chunk(p, 3, c.data())));
+    CHECK(H5Pget_nfilters(p) == 1);
+    H5Pclose(p);
+    H5Dclose(d);
+    return c;
+  };
+  CHECK(chunk_of("/grid/pressure") == std::vector<hsize_t>{(hsize_t(1) << 20) / (4 * 700), 700});
+  CHECK(chunk_of("/grid/velocity") == std::vector<hsize_t>{(hsize_t(1) << 20) / (12 * 700), 700, 3});
+  CHECK(chunk_of("/grid/solid") == std::vector<hsize_t>{600, 700});  // 420 kB: one chunk
+  H5Fclose(f);
+  const SnapshotContents c = read_snapshot(path);
+  CHECK(c.grid.pressure.size() == 600u * 700u);
 }
 
 TEST_CASE("io: an independent reader sees the documented names shapes and attributes") {

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <filesystem>
+#include <fstream>
 #include <limits>
 #include <string>
 #include <vector>
@@ -125,6 +126,43 @@ void check_refused(const std::string& file, const std::vector<std::string>& expe
   for (const std::string& e : expect) CHECK(r.out.find(e) != std::string::npos);
 }
 
+// A copy of the good snapshot with one byte of dataset `name`'s stored data
+// flipped (byte `offset` of its first chunk), behind HDF5's back.
+std::string flip_data_byte(const std::string& name, hsize_t offset) {
+  std::string tag = name;
+  for (char& c : tag) c = c == '/' ? '_' : c;
+  const std::string dir = test::scratch_dir("restart_validation_flip" + tag);
+  const std::string path = dir + "/corrupt.h5";
+  std::filesystem::copy_file(good_snapshot(), path);
+  haddr_t addr = HADDR_UNDEF;
+  hsize_t size = 0;
+  {
+    const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    REQUIRE(f >= 0);
+    const hid_t d = H5Dopen2(f, name.c_str(), H5P_DEFAULT);
+    REQUIRE(d >= 0);
+    const hid_t sp = H5Dget_space(d);
+    unsigned mask = 0;
+    hsize_t chunk_offset[3] = {0, 0, 0};
+    REQUIRE(H5Dget_chunk_info(d, sp, 0, chunk_offset, &mask, &addr, &size) >= 0);
+    H5Sclose(sp);
+    H5Dclose(d);
+    H5Fclose(f);
+  }
+  REQUIRE(addr != HADDR_UNDEF);
+  REQUIRE(offset < size);
+  std::fstream io(path, std::ios::in | std::ios::out | std::ios::binary);
+  io.seekg(static_cast<std::streamoff>(addr + offset));
+  char b = 0;
+  io.read(&b, 1);
+  b = static_cast<char>(b ^ 0x10);
+  io.seekp(static_cast<std::streamoff>(addr + offset));
+  io.write(&b, 1);
+  io.close();
+  REQUIRE(!io.fail());
+  return path;
+}
+
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 constexpr float kInf = std::numeric_limits<float>::infinity();
 
@@ -182,4 +220,18 @@ TEST_CASE("restart validation: sizes a file declares are checked before its data
   // been read into a vector of 16 floats.
   const std::string wrap = declare_shape("wrap", "/grid/u", {(hsize_t(1) << 60) + 1, 16}, H5T_NATIVE_FLOAT);
   check_refused_with(wrap, "sim: error: restart: " + wrap + ": ", {"dataset 'u' declares more elements than a vector can hold"});
+}
+
+TEST_CASE("restart validation: a dataset whose bytes changed fails its checksum, one line naming file and dataset") {
+  // A flipped bit inside a float that stays finite and in range: only the
+  // Fletcher32 checksum of the chunk sees it.
+  const std::string u = flip_data_byte("/grid/u", 4 * (5 * 17 + 3) + 1);
+  check_refused_with(u, "sim: error: restart: " + u + ": dataset '/grid/u' fails its Fletcher32 checksum: the file is corrupted",
+                     {});
+  const std::string pos = flip_data_byte("/particles/position", 0);
+  check_refused_with(pos, "sim: error: restart: " + pos + ": dataset '/particles/position' fails its Fletcher32 checksum",
+                     {});
+  const std::string solid = flip_data_byte("/grid/solid", 3);
+  check_refused_with(solid, "sim: error: restart: " + solid + ": dataset '/grid/solid' fails its Fletcher32 checksum",
+                     {});
 }
