@@ -5,7 +5,7 @@
 #if defined(__CUDACC__)
 #define SIM_HD __host__ __device__ __forceinline__
 #else
-#define SIM_HD inline
+#define SIM_HD inline __attribute__((always_inline))
 #endif
 
 // Unrolls the fixed-count loop that follows in device code.
