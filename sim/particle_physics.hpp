@@ -128,13 +128,21 @@ struct CouplingCoeffs {
   real z;        // (1 + phi) r, the slip decay exponent of the step
   real kappa;    // the particle's share of the fluid's gain from a force on it (the projection's impulse, below)
   real phi;      // the loading the coefficients are for
+  real mean_w;   // exp_mean_weight(z)
+  real resp_w;   // response_mean_weight_of(z): the position's share of a velocity gain (below)
 };
+
+// The weights below from one exponential: e^{-z} and 1 - e^{-z}.
+SIM_HD real exp_mean_weight_of(real z, real e, real one_minus_e);
+SIM_HD real response_mean_weight_of(real z, real one_minus_e);
 
 SIM_HD CouplingCoeffs coupling_coeffs(real r, real phi) {
   CouplingCoeffs c;
   const real z = (real(1) + phi) * r;
   const real e = expf(-z);
-  const real one_minus_e = -expm1f(-z);  // 1 - e^{-z} without cancellation
+  // 1 - e^{-z} without cancellation; past z = 2 the subtraction loses
+  // under an ulp (e < 0.14), one transcendental call fewer per component
+  const real one_minus_e = z < real(2) ? -expm1f(-z) : real(1) - e;
   const real den = real(1) + phi * e;
   // q = (1 - e^{-z})/z to a few ulp of itself (it is small for large z);
   // q - 1 to a few ulp of 1 (it only scales g dt), by its series
@@ -149,18 +157,25 @@ SIM_HD CouplingCoeffs coupling_coeffs(real r, real phi) {
   c.z = z;
   c.kappa = -q_m1 / (real(1) + phi * q);  // (1 - q) / (1 + phi q)
   c.phi = phi;
+  c.mean_w = exp_mean_weight_of(z, e, one_minus_e);
+  c.resp_w = response_mean_weight_of(z, one_minus_e);
   return c;
 }
 
 // f(z) = 1/z - 1/(e^z - 1): over a step in which the velocity approaches
 // its end value v' exponentially with exponent z, the mean velocity is
 // v' + (v - v') f(z). f(0) = 1/2 (constant acceleration), f -> 1/z for large z.
-SIM_HD real exp_mean_weight(real z) {
+// 1/(e^z - 1) = e^{-z} / (1 - e^{-z}).
+SIM_HD real exp_mean_weight_of(real z, real e, real one_minus_e) {
   if (z < real(0.5)) {
     const real z2 = z * z;
     return real(0.5) - z * (real(1) / real(12)) + z * z2 * (real(1) / real(720)) - z * z2 * z2 * (real(1) / real(30240));
   }
-  return real(1) / z - real(1) / expm1f(z);
+  return real(1) / z - e / one_minus_e;
+}
+SIM_HD real exp_mean_weight(real z) {
+  const real e = expf(-z);
+  return exp_mean_weight_of(z, e, z < real(2) ? -expm1f(-z) : real(1) - e);
 }
 
 // The particle's velocity and position after dt, given the fluid velocity
@@ -176,7 +191,7 @@ SIM_HD ParticleMotion coupled_drag_step(ParticleMotion s, real ufx, real ufy, co
   ParticleMotion o;
   o.vx = s.vx + cx.alpha * (ufx - s.vx) + cx.beta * (k.g_eff_x * k.dt);
   o.vy = s.vy + cy.alpha * (ufy - s.vy) + cy.beta * (k.g_eff_y * k.dt);
-  const real fx = exp_mean_weight(cx.z), fy = exp_mean_weight(cy.z);
+  const real fx = cx.mean_w, fy = cy.mean_w;
   const real lx = cx.phi / (real(1) + cx.phi) * k.g_eff_x * k.dt * (real(0.5) - fx);
   const real ly = cy.phi / (real(1) + cy.phi) * k.g_eff_y * k.dt * (real(0.5) - fy);
   o.x = s.x + k.dt * (o.vx + (s.vx - o.vx) * fx - lx);
@@ -483,10 +498,10 @@ SIM_HD void sample_impulse(const Field& u_after, const Field& v_after, const Fie
 // The position's share of a velocity gain dv whose fluid cause built up
 // evenly over the step: the particle's mean gain over dt is omega dv, with
 // omega = (1/2 - (1 - q)/z) / (1 - q): 1/3 for z -> 0, 1/2 for z -> inf.
-SIM_HD real response_mean_weight(real z) {
+SIM_HD real response_mean_weight_of(real z, real one_minus_e) {
   if (z < real(0.1)) return (real(1) / real(6) - z * (real(1) / real(24) - z * (real(1) / real(120)))) /
                              (real(0.5) - z * (real(1) / real(6) - z * (real(1) / real(24))));
-  const real one_minus_q = real(1) + expm1f(-z) / z;
+  const real one_minus_q = real(1) - one_minus_e / z;
   return (real(0.5) - one_minus_q / z) / one_minus_q;
 }
 
@@ -510,8 +525,8 @@ SIM_HD ParticleUpdate update_coupled_particle(ParticleMotion s, real d, real ufx
   const real dvx = cx.kappa * dux, dvy = cy.kappa * duy;
   u.s.vx += dvx;
   u.s.vy += dvy;
-  u.s.x += k.dt * response_mean_weight(cx.z) * dvx;
-  u.s.y += k.dt * response_mean_weight(cy.z) * dvy;
+  u.s.x += k.dt * cx.resp_w * dvx;
+  u.s.y += k.dt * cy.resp_w * dvy;
   const real rad = real(0.5) * d;
   for (int o = 0; o < k.n_obstacles; ++o) apply_obstacle(u.s, rad, k.obstacles[o], k.restitution);
   u.inside = apply_domain_boundaries(u.s, rad, k);
