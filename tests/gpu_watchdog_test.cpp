@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <limits>
+#include <stdexcept>
 #include <string>
 
 #include "support/cases.hpp"
@@ -33,5 +34,30 @@ TEST_CASE("gpu: watchdog names the NaN face and the NaN particle as the CPU does
     INFO(particle);
     CHECK(particle.rfind("non-finite value at step 1 (t = ", 0) == 0);
     CHECK(particle.find("particle id 137: vx = nan") != std::string::npos);
+  }
+}
+
+// Particle ids past 2^32 stop the run on the CUDA backend too, where the
+// injected count is kept on the device and read a few steps late
+// (tests/particles_test.cpp has the CPU's).
+TEST_CASE("gpu: a run that would pass 2^32 particle ids stops, on the device's clock too") {
+  for (const BackendKind b : {BackendKind::cpu, BackendKind::cuda}) {
+    Config c = test::shipped_config("channel.toml", {"domain.nx=32", "domain.ny=16", "particles.capacity=4096"});
+    c.backend = b;
+    SimState s = make_initial_state(c);
+    const uint64_t ids = uint64_t(1) << 32;
+    s.next_id = ids - 2;
+    Simulation sim(c, make_backend(c, s.grid, nullptr), s);
+    std::string message;
+    int steps = 0;
+    try {
+      for (; steps < 50; ++steps) sim.step();
+      sim.drain();
+    } catch (const std::overflow_error& e) {
+      message = e.what();
+    }
+    INFO((b == BackendKind::cuda ? "cuda" : "cpu") << ": " << message);
+    CHECK(steps < 50);
+    CHECK(message.rfind("particle ids: by step ", 0) == 0);
   }
 }
