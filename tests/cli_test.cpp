@@ -160,19 +160,29 @@ bool has_tmp(const std::string& dir) {
   return false;
 }
 
+// A tmpfs of `size` mounted on `dir` for the test's life; not mounted (the
+// test says it skips) where this process may not mount.
+struct SmallDisk {
+  std::string dir;
+  bool mounted = false;
+  SmallDisk(std::string d, const std::string& size) : dir(std::move(d)) {
+    mounted = test::shell("mount -t tmpfs -o size=" + size + " sim_test " + test::quoted(dir) + " 2>/dev/null") == 0;
+    if (!mounted) MESSAGE("skipped: cannot mount a small tmpfs here (needs root and mount rights)");
+  }
+  ~SmallDisk() {
+    if (mounted) test::shell("umount " + test::quoted(dir));
+  }
+  SmallDisk(const SmallDisk&) = delete;
+  SmallDisk& operator=(const SmallDisk&) = delete;
+};
+
 }  // namespace
 
 TEST_CASE("cli: a full disk stops the run with one line, earlier snapshots intact") {
   const std::string dir = test::scratch_dir("cli_full_disk");
   // 300 KiB: room for the first snapshot of this case (about 180 KiB), not the second.
-  if (test::shell("mount -t tmpfs -o size=300k sim_test " + test::quoted(dir) + " 2>/dev/null") != 0) {
-    MESSAGE("skipped: cannot mount a small tmpfs here (needs root and mount rights)");
-    return;
-  }
-  struct Unmount {
-    std::string dir;
-    ~Unmount() { test::shell("umount " + test::quoted(dir)); }
-  } unmount{dir};
+  const SmallDisk disk(dir, "300k");
+  if (!disk.mounted) return;
   const test::SimResult r =
       test::run_sim("--backend cpu --steps 20 --snapshot-every 5 --output " + dir + "/box --set domain.nx=64"
                     " --set domain.ny=64 --set particles.regions[0].count=500 " + box);
@@ -198,14 +208,8 @@ TEST_CASE("cli: a disk full at the first write leaves no snapshot without a vali
   REQUIRE(test::run_sim("--output " + probe + args).status == 0);
   const auto snapshot_bytes = std::filesystem::file_size(probe + "/snap_000001.h5");
   const std::string dir = test::scratch_dir("cli_first_write");
-  if (test::shell("mount -t tmpfs -o size=1m sim_test " + test::quoted(dir) + " 2>/dev/null") != 0) {
-    MESSAGE("skipped: cannot mount a small tmpfs here (needs root and mount rights)");
-    return;
-  }
-  struct Unmount {
-    std::string dir;
-    ~Unmount() { test::shell("umount " + test::quoted(dir)); }
-  } unmount{dir};
+  const SmallDisk disk(dir, "1m");
+  if (!disk.mounted) return;
   const uint64_t page = 4096, pages = (snapshot_bytes + page - 1) / page;
   int failed = 0;
   for (uint64_t room = pages - 1; room <= pages + 2; ++room) {

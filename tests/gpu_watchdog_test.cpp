@@ -44,18 +44,8 @@ TEST_CASE("gpu: a run that would pass 2^32 particle ids stops, on the device's c
   for (const BackendKind b : {BackendKind::cpu, BackendKind::cuda}) {
     Config c = test::shipped_config("channel.toml", {"domain.nx=32", "domain.ny=16", "particles.capacity=4096"});
     c.backend = b;
-    SimState s = make_initial_state(c);
-    const uint64_t ids = uint64_t(1) << 32;
-    s.next_id = ids - 2;
-    Simulation sim(c, make_backend(c, s.grid, nullptr), s);
-    std::string message;
     int steps = 0;
-    try {
-      for (; steps < 50; ++steps) sim.step();
-      sim.drain();
-    } catch (const std::overflow_error& e) {
-      message = e.what();
-    }
+    const std::string message = test::particle_id_overflow(c, steps);
     INFO((b == BackendKind::cuda ? "cuda" : "cpu") << ": " << message);
     CHECK(steps < 50);
     CHECK(message.rfind("particle ids: by step ", 0) == 0);

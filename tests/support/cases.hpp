@@ -6,6 +6,7 @@
 #include <cmath>
 #include <memory>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -82,6 +83,23 @@ inline std::string non_finite_message(const Config& cfg, const SimState& start, 
     for (int k = 0; k < steps; ++k) sim.step();
     sim.drain();  // the last steps' checks, on a backend that steps ahead
   } catch (const NonFiniteError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// From the config's initial state with next_id = 2^32 - 2 (as a restart late
+// in a long run would find it), up to 50 steps with injection: the message
+// of the std::overflow_error the run stops with ("" if none), the steps it
+// made in `steps`.
+inline std::string particle_id_overflow(const Config& cfg, int& steps) {
+  SimState s = make_initial_state(cfg);
+  s.next_id = (uint64_t(1) << 32) - 2;
+  Simulation sim(cfg, make_backend(cfg, s.grid, nullptr), s);
+  try {
+    for (steps = 0; steps < 50; ++steps) sim.step();
+    sim.drain();
+  } catch (const std::overflow_error& e) {
     return e.what();
   }
   return "";
