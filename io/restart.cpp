@@ -55,17 +55,6 @@ void validate_header(const SnapshotHeader& h, const std::string& what) {
     throw std::runtime_error(what + ": attribute 'dt' = " + value_text(h.dt) + " must be finite and >= 0");
 }
 
-bool inside_obstacle(const Config& cfg, double x, double y) {
-  for (const Obstacle& o : cfg.obstacles) {
-    if (o.shape == ObstacleShape::circle) {
-      if ((x - o.x) * (x - o.x) + (y - o.y) * (y - o.y) < o.radius * o.radius) return true;
-    } else if (x > o.x0 && x < o.x1 && y > o.y0 && y < o.y1) {
-      return true;
-    }
-  }
-  return false;
-}
-
 void validate_contents(const Config& cfg, const SnapshotContents& c, const std::string& what) {
   validate_header(c.header, what);
   const size_t nx = static_cast<size_t>(c.header.nx), ny = static_cast<size_t>(c.header.ny);

@@ -11,6 +11,11 @@
 namespace sim {
 namespace {
 
+// Random streams of one particle: position x, y, diameter, retries after.
+enum Stream : uint32_t { kStreamX = 0, kStreamY = 1, kStreamD = 2 };
+
+}  // namespace
+
 bool inside_obstacle(const Config& cfg, double x, double y, double margin) {
   for (const Obstacle& o : cfg.obstacles) {
     if (o.shape == ObstacleShape::circle) {
@@ -22,11 +27,6 @@ bool inside_obstacle(const Config& cfg, double x, double y, double margin) {
   }
   return false;
 }
-
-// Random streams of one particle: position x, y, diameter, retries after.
-enum Stream : uint32_t { kStreamX = 0, kStreamY = 1, kStreamD = 2 };
-
-}  // namespace
 
 void check_particle_slots(const Config& cfg) {
   const int64_t cap = cfg.particle_capacity();

@@ -37,6 +37,11 @@ constexpr int64_t kMaxParticleSlots = int64_t(1) << 32;
 // particle capacity exceeds kMaxParticleSlots.
 void check_particle_slots(const Config& cfg);
 
+// Whether (x, y) lies inside one of the config's obstacles grown by
+// `margin` (a particle's radius when placing it): the one test the initial
+// state, the open mask and the restart's particle check share.
+bool inside_obstacle(const Config& cfg, double x, double y, double margin = 0.0);
+
 // Fluid at its initial condition, obstacles rasterised, particles seeded
 // from the config's regions (deterministic in cfg.seed). Throws for a grid
 // or particle count that does not fit (Grid::make, check_particle_slots),
