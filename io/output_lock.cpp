@@ -221,22 +221,25 @@ void SetAsideSeries::commit() {
   ::rmdir(aside_.c_str());
 }
 
+// All back, or, when this run wrote a file under one of their names (a
+// snapshot of step 0 before a signal stopped it), none: the old series stays
+// whole in its directory, beside the new run's files, and a line says where.
 void SetAsideSeries::restore() noexcept {
-  size_t kept = 0;
+  bool clash = false;
   for (const std::string& n : names_) {
-    const std::string back = join_path(dir_, n);
     struct stat st {};
-    // a file the new run wrote under that name stays; the old one stays aside
-    if (::lstat(back.c_str(), &st) == 0 || std::rename(join_path(aside_, n).c_str(), back.c_str()) != 0) ++kept;
+    clash = clash || ::lstat(join_path(dir_, n).c_str(), &st) == 0;
   }
+  size_t kept = 0;
+  for (const std::string& n : names_)
+    if (clash || std::rename(join_path(aside_, n).c_str(), join_path(dir_, n).c_str()) != 0) ++kept;
   names_.clear();
   if (kept == 0) {
     ::rmdir(aside_.c_str());
     return;
   }
-  const std::string line = "sim: note: " + std::to_string(kept) +
-                            " file(s) of the run --overwrite was to replace are kept in '" + aside_ +
-                            "' (this run wrote files of the same names)\n";
+  const std::string line = "sim: note: the series --overwrite was to replace is kept whole in '" + aside_ +
+                           "' (this run wrote files of the same names)\n";
   if (::write(STDERR_FILENO, line.data(), line.size()) < 0) {
   }
 }

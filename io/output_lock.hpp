@@ -49,8 +49,8 @@ std::vector<std::string> remove_stale_temporaries(const std::string& dir);
 // snapshot after its first step, or ended with status 0; a run that fails
 // before (a bad restart file, a blow-up at step 1, a full disk at the first
 // write) puts every file back where it was (the destructor). A file the new
-// run wrote under the same name is never overwritten: such files stay aside,
-// and a line on stderr says where.
+// run wrote under one of their names is never overwritten: then the old
+// series stays whole where it was set aside, and a line on stderr says where.
 class SetAsideSeries {
  public:
   // Moves `names` (series_files(dir)) aside. Throws std::runtime_error
