@@ -200,8 +200,8 @@ class StopOnSignal {
 void claim_output(const Config& cfg, const RunOptions& opts, std::optional<SetAsideSeries>& aside, std::ostream& err) {
   remove_stale_temporaries(cfg.output);
   for (const std::string& d : stale_aside_dirs(cfg.output))
-    err << "sim: note: '" << d << "' holds a series an earlier --overwrite set aside (that run ended before it had results); "
-        << "sim leaves it alone\n";
+    err << "sim: note: '" << d << "' holds a series an earlier --overwrite set aside (that run ended before it "
+        << "had results); sim leaves it alone\n";
   const std::vector<std::string> foreign = foreign_series_files(cfg.output);
   if (!foreign.empty())
     throw std::runtime_error("output directory '" + cfg.output + "' holds '" + foreign.front() +
