@@ -372,7 +372,8 @@ TEST_CASE("cli: --overwrite keeps the old series until the new run has results, 
       const test::SimResult r = test::run_sim("--steps 1 --backend cpu --output " + foreign + flag + small + box);
       CHECK(r.status == 1);
       CHECK(r.out == "sim: error: output directory '" + foreign + "' holds '" + name +
-                         "', which sim did not write, under a name of its series; move it or write elsewhere\n");
+                         "' under a name of its series, not a file sim wrote and can read (another program's, or "
+                         "damaged); move it or write elsewhere\n");
       CHECK(test::read_text(foreign + "/" + name) == "the user's data\n");
     }
   }

@@ -205,7 +205,8 @@ void claim_output(const Config& cfg, const RunOptions& opts, std::optional<SetAs
   const std::vector<std::string> foreign = foreign_series_files(cfg.output);
   if (!foreign.empty())
     throw std::runtime_error("output directory '" + cfg.output + "' holds '" + foreign.front() +
-                             "', which sim did not write, under a name of its series; move it or write elsewhere");
+                             "' under a name of its series, not a file sim wrote and can read (another program's, "
+                             "or damaged); move it or write elsewhere");
   const std::vector<std::string> old = series_files(cfg.output);
   const bool continues = !opts.restart.empty() && same_directory(opts.restart, cfg.output);
   if (continues && opts.overwrite)
