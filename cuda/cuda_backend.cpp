@@ -906,7 +906,7 @@ std::unique_ptr<Backend> make_cuda_backend(const Config& cfg, const Grid& grid, 
   const cuda::DeviceInfo dev = cuda::query_device();
   const cuda::StencilOpts so =
       cuda::make_stencil_opts(cfg.stencil, cfg.block_x, cfg.block_y, !cfg.obstacles.empty(), cfg.advection);
-  const cuda::MemoryPlan plan = cuda::plan_memory(cfg, grid, so);
+  const cuda::MemoryPlan plan = cuda::plan_memory(cfg, grid, so, ranks != nullptr);
   cuda::require_free_memory(plan.total(), "this case (" + plan.breakdown() + ")", dev);
   if (grid.size() >= static_cast<size_t>(INT_MAX))
     throw std::runtime_error("cuda: a " + std::to_string(grid.nx) + " x " + std::to_string(grid.ny) +

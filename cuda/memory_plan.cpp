@@ -39,12 +39,7 @@ std::string MemoryPlan::breakdown() const {
   return s;
 }
 
-bool plans_fft(const Config& cfg) {
-  if (cfg.solver == PressureSolverKind::fft) return true;
-  return cfg.solver == PressureSolverKind::auto_ && fft_unsupported_reason(cfg).empty();
-}
-
-MemoryPlan plan_memory(const Config& cfg, const Grid& g, const StencilOpts& o) {
+MemoryPlan plan_memory(const Config& cfg, const Grid& g, const StencilOpts& o, bool ranks) {
   MemoryPlan p;
   p.capacity = cfg.particle_capacity();
   p.couples = cfg.two_way && p.capacity > 0;
@@ -55,7 +50,7 @@ MemoryPlan plan_memory(const Config& cfg, const Grid& g, const StencilOpts& o) {
   const Exec e{nullptr, ConstantsIn::constant, nullptr, g.nx, g.ny};
   p.reductions = static_cast<size_t>(cell_blocks(e, o)) * sizeof(double) + kReduceWorkspace;
 
-  if (plans_fft(cfg))
+  if (solves_by_transform(cfg, ranks))
     p.transform = g.size() * sizeof(double) + CudaFftPoisson::bytes(g.nx, g.ny);
   else if (cfg.solver == PressureSolverKind::multigrid || cfg.solver == PressureSolverKind::auto_)
     p.multigrid = CudaPoisson::bytes(g);

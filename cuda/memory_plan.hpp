@@ -38,12 +38,10 @@ struct MemoryPlan {
   std::string breakdown() const;  // "fields X, particles Y, ..."
 };
 
-// Whether make_pressure_solver will pick the transform solve: asked for, or
-// auto without obstacles and with each axis's sides the same ghost rule
-// (sim/poisson.cpp: periodic wrap, outflow negate, any other copy).
-bool plans_fft(const Config& cfg);
-
-// Throws when a count exceeds the 32-bit indexing of the kernels.
-MemoryPlan plan_memory(const Config& cfg, const Grid& g, const StencilOpts& o);
+// Throws when a count exceeds the 32-bit indexing of the kernels. `ranks`:
+// one rank of a run over GPU ranks, where auto takes multigrid (the
+// transform solve does not run there): the pressure solver budgeted is the
+// one the run will use (solves_by_transform, sim/poisson.hpp).
+MemoryPlan plan_memory(const Config& cfg, const Grid& g, const StencilOpts& o, bool ranks = false);
 
 }  // namespace sim::cuda

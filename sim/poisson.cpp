@@ -102,4 +102,9 @@ std::string fft_unsupported_reason(const Config& cfg) {
   return fft_unsupported_reason(ghost, !cfg.obstacles.empty());
 }
 
+bool solves_by_transform(const Config& cfg, bool backend_refuses) {
+  if (cfg.solver == PressureSolverKind::fft) return true;
+  return cfg.solver == PressureSolverKind::auto_ && !backend_refuses && fft_unsupported_reason(cfg).empty();
+}
+
 }  // namespace sim

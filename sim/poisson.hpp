@@ -71,6 +71,13 @@ std::string fft_unsupported_reason(const GhostRule ghost[4], bool has_solids);
 std::string fft_unsupported_reason(const PoissonHierarchy& h, bool has_solids);
 std::string fft_unsupported_reason(const Config& cfg);  // before any grid exists
 
+// Whether a run of `cfg` solves the pressure by transform, as
+// make_pressure_solver will choose before any grid exists: asked for
+// (fft), or auto where the transform applies and the backend runs it
+// (`backend_refuses`: Backend::transform_refusal is not empty, as over GPU
+// ranks). What the memory checks budget.
+bool solves_by_transform(const Config& cfg, bool backend_refuses = false);
+
 // ---- per-point functions of values, shared by the CPU loops and CUDA kernels ----
 
 // The operator applied to one cell.

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "cuda/memory_plan.hpp"
 #include "support/compare.hpp"
 #include "support/gpu.hpp"
 
@@ -235,3 +236,19 @@ TEST_CASE("gpu: a block shape the kernels cannot run is refused in one line") {
   CHECK_THROWS_WITH_AS(sim::make_cuda_backend(c, s.grid), doctest::Contains("multiple of 32"), std::runtime_error);
 }
 
+
+// A GPU rank's memory plan budgets the solver the run takes there: auto
+// takes multigrid over GPU ranks (the transform solve does not run there).
+// Catches: the plan budgeting the transform solve for them.
+TEST_CASE("gpu: the memory plan of a GPU rank budgets multigrid, the solver auto takes there") {
+  const sim::Config c = sim::test::shipped_config("cavity.toml");
+  const sim::SimState s = sim::make_initial_state(c);
+  const sim::cuda::StencilOpts so =
+      sim::cuda::make_stencil_opts(c.stencil, c.block_x, c.block_y, false, c.advection);
+  const sim::cuda::MemoryPlan one = sim::cuda::plan_memory(c, s.grid, so);
+  const sim::cuda::MemoryPlan rank = sim::cuda::plan_memory(c, s.grid, so, true);
+  CHECK(one.transform > 0);
+  CHECK(one.multigrid == 0);
+  CHECK(rank.transform == 0);
+  CHECK(rank.multigrid > 0);
+}

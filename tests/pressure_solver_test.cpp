@@ -29,6 +29,7 @@
 #include "sim/pressure.hpp"
 #include "sim/simulation.hpp"
 #include "sim/state.hpp"
+#include "support/cases.hpp"
 
 namespace {
 
@@ -410,4 +411,26 @@ TEST_CASE("pressure: the sim binary exits non-zero with one line after max_failu
   CHECK(text.find("relative residual") != std::string::npos);
   CHECK(text.find("tolerance 1e-10") != std::string::npos);
   std::filesystem::remove_all(dir);
+}
+
+// The solver a run will use, as the memory checks budget it, is the one
+// make_pressure_solver picks. Catches: the GPU plan budgeting the transform
+// solve over GPU ranks, where auto takes multigrid.
+TEST_CASE("pressure: the memory checks budget the solver the run picks, over GPU ranks too") {
+  const sim::Config cavity = sim::test::shipped_config("cavity.toml");
+  CHECK(sim::solves_by_transform(cavity));
+  CHECK_FALSE(sim::solves_by_transform(cavity, true));  // the backend refuses it: auto takes multigrid
+  const sim::Config channel = sim::test::shipped_config("channel.toml");  // an outflow on one side of x
+  CHECK_FALSE(sim::solves_by_transform(channel));
+  for (const char* solver : {"multigrid", "jacobi", "sor"}) {
+    const std::string set = std::string("pressure.solver=\"") + solver + "\"";
+    CHECK_FALSE(sim::solves_by_transform(sim::test::shipped_config("cavity.toml", {set})));
+  }
+  CHECK(sim::solves_by_transform(sim::test::shipped_config("cavity.toml", {"pressure.solver=\"fft\""})));
+  // the choice itself, on the grid
+  sim::Config c = cavity;
+  const sim::SimState s = sim::make_initial_state(c);
+  const sim::PoissonHierarchy h = sim::build_poisson_hierarchy(s.grid, s.open, sim::make_constants(c, s.grid));
+  CHECK(sim::make_pressure_solver(c.solver, &h, false)->name() == "fft");
+  CHECK(sim::make_pressure_solver(c.solver, &h, false, "refused")->name() == "multigrid");
 }

@@ -36,11 +36,6 @@ constexpr uint64_t kSnapshotCell = 9 * sizeof(float) + 1;
 // position (3), velocity (3), id and diameter.
 constexpr uint64_t kSnapshotParticle = sizeof(size_t) + 8 * 4;
 
-bool solves_by_transform(const Config& cfg) {
-  return cfg.solver == PressureSolverKind::fft ||
-         (cfg.solver == PressureSolverKind::auto_ && fft_unsupported_reason(cfg).empty());
-}
-
 // The pressure solver's per-point arrays (sim/cpu/cpu_poisson.cpp, cpu_fft.cpp).
 Bytes cpu_solver_bytes(const Config& cfg, Bytes points, Bytes cells) {
   if (cfg.solver == PressureSolverKind::jacobi || cfg.solver == PressureSolverKind::sor) return 0;
