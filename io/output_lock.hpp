@@ -63,7 +63,6 @@ class SetAsideSeries {
   // The new run has results: the old series goes. Idempotent.
   void commit();
   bool committed() const { return committed_; }
-  const std::string& aside_dir() const { return aside_; }
 
  private:
   void restore() noexcept;

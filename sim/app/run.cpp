@@ -101,16 +101,16 @@ class RunOutput {
 
  private:
   // The old series goes once a snapshot of this run after its first step
-  // is on disk: the writer works in order, so one written of those submitted
-  // is the first of them or an earlier one only if that was the start's.
+  // is on disk. A snapshot of the start itself is written only by a run that
+  // made no step (finish), so any snapshot written after one was submitted
+  // past the start is such a snapshot.
   void commit_if_written() {
     const int64_t done = writer_ ? writer_->timing().written : collective_written_;
-    if (submitted_after_first_ && done >= (submitted_at_first_ ? 2 : 1)) aside_->commit();
+    if (submitted_after_first_ && done >= 1) aside_->commit();
   }
 
   void write(Simulation& sim) {
     if (sim.step_index() > first_step_) submitted_after_first_ = true;
-    else submitted_at_first_ = true;
     const auto t0 = Clock::now();
     if (collective_) {
       int j0 = 0, j1 = 0;
@@ -134,7 +134,7 @@ class RunOutput {
 
   SetAsideSeries* aside_ = nullptr;
   int64_t first_step_ = 0;
-  bool submitted_after_first_ = false, submitted_at_first_ = false;
+  bool submitted_after_first_ = false;
   int64_t collective_written_ = 0;
   Comm comm_;
   bool root_ = true, collective_ = false;
