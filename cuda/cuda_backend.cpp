@@ -77,8 +77,13 @@ class CudaBackend final : public Backend {
         f->allocate(n, "coupling fields");
         f->zero(exec_.stream);
       }
-      impulse_partials_.allocate(2 * static_cast<size_t>(particle_step_blocks(plan.capacity)) + 2,
-                                 "projection impulse sums");
+      impulse_partials_.allocate(2 * static_cast<size_t>(face_pass_blocks(exec_)) + 2, "projection impulse sums");
+      took_.allocate(static_cast<size_t>(plan.capacity), "particle reaction records");
+      took_bound_.allocate(1, "particle reaction records");
+      for (DeviceBuffer<unsigned long long>* b : {&took_u_, &took_v_}) {
+        b->allocate(n, "particle reaction integers");
+        b->zero(exec_.stream);
+      }
       impulse_gained_.allocate(2, "projection impulse sums");
     }
     if (plan.sorted_deposit) {
@@ -320,7 +325,7 @@ class CudaBackend final : public Backend {
         mv_.zero(exec_.stream);
       }
       CouplingArgs c;
-      c.f = {mu_.data(), mv_.data(), au_.data(), av_.data(), bu_.data(), bv_.data()};
+      c.f = {mu_.data(), mv_.data(), au_.data(), av_.data(), bu_.data(), bv_.data(), u_.data(), v_.data()};
       c.deposit = cfg_.deposit;
       if (plan_.sorted_deposit)
         c.pairs = DepositBuffers{pair_keys_.data(),     pair_keys_alt_.data(), unique_keys_.data(),
@@ -383,11 +388,29 @@ class CudaBackend final : public Backend {
     im.v_before = vh_.data();
     im.u_free = us_.data();
     im.v_free = vs_.data();
+    im.took = took_.data();
+    im.took_bound = took_bound_.data();
+    im.took_u = took_u_.data();
+    im.took_v = took_v_.data();
     im.partials = impulse_partials_.data();
     im.gained = impulse_gained_.data();
+    const int64_t slots = store_.current().size();
     cuda::step_particles(exec_, store_.current(), a, &im);
-    sum_gained(exec_, im, store_.current().size());
-    if (ranks_) {  // the momentum every rank's particles gained (a host round trip: ranks step on the host)
+    if (ranks_) {  // one scale for every rank's integers (a host round trip: ranks step on the host)
+      unsigned int b = 0;
+      took_bound_.download(&b, 1, exec_.stream);
+      stream_.synchronize();
+      b = static_cast<unsigned int>(ranks_->comm().allreduce_max(static_cast<int64_t>(b)));
+      took_bound_.upload(&b, 1, exec_.stream);
+      stream_.synchronize();
+    }
+    deposit_reaction(exec_, im, slots);
+    if (ranks_) {  // what was taken near a slab's side belongs to the neighbour's faces
+      rows_->fold(took_u_.data(), Stagger::u_face);
+      rows_->fold(took_v_.data(), Stagger::v_face);
+    }
+    pay_reaction(exec_, im, open_.data(), slots);
+    if (ranks_) {  // what no rank's faces could pay
       double g[2] = {0, 0};
       impulse_gained_.download(g, 2, exec_.stream);
       stream_.synchronize();
@@ -830,7 +853,10 @@ class CudaBackend final : public Backend {
   DeviceBuffer<real> gather_mass_;
   DeviceBuffer<int2> gather_nodes_;
   VelocityTextures textures_, stage_textures_;  // sampling=texture: current, and stage (two-way)
-  DeviceBuffer<double> impulse_partials_, impulse_gained_;  // two-way: the particles' share of the projection
+  DeviceBuffer<double> impulse_partials_, impulse_gained_;
+  DeviceBuffer<float4> took_;             // two-way: per slot, what the particle took from the projection
+  DeviceBuffer<unsigned int> took_bound_;
+  DeviceBuffer<unsigned long long> took_u_, took_v_;  // ... deposited per face (zero between steps)  // two-way: the particles' share of the projection
   int64_t fluid_faces_[2] = {0, 0};                        // active faces not touching a solid, u and v
   DeviceBuffer<float4> u4_, v4_;  // sampling=packed
   std::unique_ptr<CudaPoisson> poisson_;  // after poisson_setup

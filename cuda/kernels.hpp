@@ -171,17 +171,35 @@ struct ImpulseFields {
   const real *u_after = nullptr, *v_after = nullptr;    // current, projected
   const real *u_before = nullptr, *v_before = nullptr;  // saved, what was projected
   real *u_free = nullptr, *v_free = nullptr;            // stage
-  double* partials = nullptr;                           // 2 per block of the particle step
-  double* gained = nullptr;                             // 2: the sum over blocks
+  // per slot: where the particle was and the momentum it took (x, y, m dv_x,
+  // m dv_y; zero for none), and the largest |m dv| as float bits
+  float4* took = nullptr;
+  unsigned int* took_bound = nullptr;
+  // per face: what the particles took around it, as 64-bit fixed point
+  // (scale from took_bound, as deposit=fixed scales its passes); zero between steps
+  unsigned long long *took_u = nullptr, *took_v = nullptr;
+  double* partials = nullptr;  // 2 per block of the face pass: what the faces could not pay
+  double* gained = nullptr;    // 2: their sum, spread over the fluid
 };
+// The particle step; two-way (impulse): each particle also takes its share
+// of the first projection's impulse (update_coupled_particle) and records it
+// in impulse->took.
 void step_particles(const Exec& e, const DeviceParticles& p, const ParticleStepArgs& a,
                     const ImpulseFields* impulse = nullptr);
 // How many blocks step_particles launches for `slots` particle slots.
 unsigned particle_step_blocks(int64_t slots);
-// The sum over blocks of the particle step's partials into f.gained.
-void sum_gained(const Exec& e, const ImpulseFields& f, int64_t slots);
-// stage += 2 reaction_velocity(gained, fluid faces) on every active face
-// not touching a solid, over this rank's face rows.
+// How many blocks a pass over this rank's face rows launches (the partials of pay_reaction).
+unsigned face_pass_blocks(const Exec& e);
+// The fluid's reaction to what the particles took (give_back_reaction in
+// sim/cpu/cpu_backend.cpp is the reference): deposit_reaction adds each
+// record onto took_u, took_v (integers: the sums do not depend on the
+// order); pay_reaction lets every fluid face pay its share into stage
+// (reaction_share), zeroes took_u, took_v, and sums what the faces could not
+// pay into f.gained, in a fixed order; give_back_reaction spreads that over
+// the fluid faces: stage += 2 reaction_velocity(gained, fluid faces) on every
+// active face not touching a solid, over this rank's face rows.
+void deposit_reaction(const Exec& e, const ImpulseFields& f, int64_t slots);
+void pay_reaction(const Exec& e, const ImpulseFields& f, const real* open, int64_t slots);
 void give_back_reaction(const Exec& e, const ImpulseFields& f, const real* open, int64_t faces_u, int64_t faces_v);
 
 // Two-way coupling, passes 1 to 3 (sim/particle_physics.hpp). The per-face
@@ -190,6 +208,7 @@ void give_back_reaction(const Exec& e, const ImpulseFields& f, const real* open,
 // update zeroes them), M keeps the step's mass for step_particles.
 struct CouplingFields {
   real *mu, *mv, *au, *av, *bu, *bv;
+  const real *u = nullptr, *v = nullptr;  // the fluid of the step's start, which pass 2 samples
 };
 // After couple_particles and the copy of current into stage: the held
 // boundary faces of stage take their free values (kept in bu, bv by the

@@ -79,6 +79,13 @@ MemoryPlan plan_memory(const Config& cfg, const Grid& g, const StencilOpts& o, b
   // M, B and A per component as 64-bit integers, and the two bounds
   if (p.fixed_deposit) p.deposit = 6 * g.size() * sizeof(unsigned long long) + 2 * sizeof(unsigned int);
   p.particles = ParticleStore::bytes(cfg.layout, p.capacity, p.sorts) + 2 * sizeof(unsigned long long);
+  // two-way: per slot what the particle took from the projection (x, y and
+  // the momentum, 16 B) and its bound; per face the same deposited as 64-bit
+  // integers (u and v)
+  if (p.couples) {
+    p.particles += static_cast<size_t>(p.capacity) * sizeof(float4) + sizeof(unsigned int);
+    p.fields += 2 * g.size() * sizeof(unsigned long long);
+  }
   if (cfg.sampling == Sampling::packed && p.capacity > 0) p.particles += 2 * g.size() * sizeof(float4);
 
   p.cell_key_bits = key_bits(static_cast<uint64_t>(g.nx) * static_cast<uint64_t>(g.ny));  // dead slots: nx * ny

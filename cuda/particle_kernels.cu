@@ -144,8 +144,9 @@ constexpr int kParticleBlock = 256;
 // in mu, mv (two-way; phi = 0 one-way), the updated fluid sampled, drag and
 // gravity, obstacles, walls.
 // kCoupled (two-way): `sample` reads the free fluid, and the particle also
-// takes kappa times the first projection's impulse; the momentum that
-// gains is summed per block (deterministic) into im.partials.
+// takes its share of the first projection's impulse; where it was and the
+// momentum that took go to im.took (zero for none), the largest |m dv| to
+// im.took_bound (an order-free atomicMax per warp).
 template <bool kCoupled, class View, class Sampler, class KP>
 __global__ void __launch_bounds__(kParticleBlock) particle_step_kernel(KP kp, View p, Sampler sample, bool two_way,
                                                                        const real* __restrict__ mu,
@@ -154,12 +155,13 @@ __global__ void __launch_bounds__(kParticleBlock) particle_step_kernel(KP kp, Vi
                                                                        ImpulseFields im) {
   const Constants& k = kp.get();
   const int64_t i = static_cast<int64_t>(blockIdx.x) * kParticleBlock + threadIdx.x;
-  double gx = 0, gy = 0;
+  float bound = 0.f;
   if (i < p.size()) {
     // Every load of the slot issued before the gathers of the sampling.
     const bool live = p.alive(i) != 0;
     const ParticleMotion s{p.x(i), p.y(i), p.vx(i), p.vy(i)};
     const real d = p.d(i);
+    float4 took = make_float4(0.f, 0.f, 0.f, 0.f);
     if (live) {
       real ufx = 0, ufy = 0;
       sample(s.x, s.y, k, ufx, ufy);
@@ -171,10 +173,15 @@ __global__ void __launch_bounds__(kParticleBlock) particle_step_kernel(KP kp, Vi
         sample_impulse(Loaded<LdgAccess>{im.u_after}, Loaded<LdgAccess>{im.v_after}, Loaded<LdgAccess>{im.u_before},
                        Loaded<LdgAccess>{im.v_before}, Loaded<LdgAccess>{im.u_free}, Loaded<LdgAccess>{im.v_free}, s.x,
                        s.y, k, dux, duy);
-        up = update_coupled_particle(s, d, ufx, ufy, dux, duy, cx, cy, k);
+        real dvx, dvy;
+        up = update_coupled_particle(s, d, ufx, ufy, dux, duy, cx, cy, k, dvx, dvy);
         const real m = particle_mass(d, k);
-        gx = static_cast<double>(m * (cx.kappa * dux));
-        gy = static_cast<double>(m * (cy.kappa * duy));
+        const real tx = m * dvx, ty = m * dvy;
+        // the CPU's rule: a particle lost to the watchdog gives nothing back
+        if (finite_motion({s.x, s.y, tx, ty}) && (tx != real(0) || ty != real(0))) {
+          took = make_float4(s.x, s.y, tx, ty);
+          bound = fmaxf(fabsf(tx), fabsf(ty));
+        }
       } else {
         up = update_particle(s, d, ufx, ufy, cx, cy, k);
       }
@@ -183,15 +190,12 @@ __global__ void __launch_bounds__(kParticleBlock) particle_step_kernel(KP kp, Vi
       if (!finite_motion(s) || !finite_motion(up.s)) atomicAdd(counters + kNonFinite, 1ull);
       if (store_update(p, i, up)) atomicAdd(counters + kRemoved, 1ull);
     }
+    if constexpr (kCoupled) im.took[i] = took;
   }
   if constexpr (kCoupled) {
-    const double sx = block_sum(gx);
-    __syncthreads();
-    const double sy = block_sum(gy);
-    if (threadIdx.x == 0) {
-      im.partials[2 * blockIdx.x] = sx;
-      im.partials[2 * blockIdx.x + 1] = sy;
-    }
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) bound = fmaxf(bound, __shfl_down_sync(0xffffffffu, bound, o));
+    if ((threadIdx.x & 31) == 0 && bound > 0.f) atomicMax(im.took_bound, __float_as_uint(bound));
   }
 }
 
@@ -208,6 +212,56 @@ __global__ void sum_gained_kernel(const double* __restrict__ partials, unsigned 
   if (threadIdx.x == 0) {
     gained[0] = tx;
     gained[1] = ty;
+  }
+}
+
+// Every record of what a particle took, onto the faces around where it was
+// (the deposit weights), as integers scaled by 2^e (fixed_exponent of the
+// bound): the sums do not depend on the order of the atomics.
+template <class KP>
+__global__ void __launch_bounds__(kParticleBlock) took_deposit_kernel(KP kp, ImpulseFields im, int64_t slots) {
+  const Constants& k = kp.get();
+  const int64_t i = static_cast<int64_t>(blockIdx.x) * kParticleBlock + threadIdx.x;
+  if (i >= slots) return;
+  const float4 t = im.took[i];
+  if (t.z == 0.f && t.w == 0.f) return;
+  const int e = fixed_exponent(im.took_bound, slots);
+  for_each_deposit_face(t.x, t.y, k, [&](int, int fu, real wu, int fv, real wv) {
+    if (fu >= 0) atomicAdd(im.took_u + fu, to_fixed(wu * t.z, e));
+    if (fv >= 0) atomicAdd(im.took_v + fv, to_fixed(wv * t.w, e));
+  });
+}
+
+// Every fluid face of this rank's rows pays its share of what its particles
+// took (reaction_share) into stage, twice (its weight in stage 2); what it
+// could not pay is summed per block, in a fixed order, into im.partials.
+template <class KP>
+__global__ void reaction_pay_kernel(KP kp, ImpulseFields im, const real* __restrict__ open, int64_t slots, int row0,
+                                    int face_end) {
+  const Constants& k = kp.get();
+  const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  const int j = row0 + static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
+  double lx = 0, ly = 0;
+  if (i <= k.nx && j < face_end) {
+    const int c = at(k, i, j);
+    const int e = fixed_exponent(im.took_bound, slots);
+    const real tu = from_fixed(im.took_u[c], e), tv = from_fixed(im.took_v[c], e);
+    const bool fu = active_u(i, j, k) && !(k.has_solids && solid_u(open, c));
+    const bool fv = active_v(i, j, k) && !(k.has_solids && solid_v(open, c, k.pitch));
+    const real pu = fu ? reaction_share(tu, im.u_after[c] - im.u_before[c], k) : real(0);
+    const real pv = fv ? reaction_share(tv, im.v_after[c] - im.v_before[c], k) : real(0);
+    im.u_free[c] -= real(2) * pu / k.cell_mass;
+    im.v_free[c] -= real(2) * pv / k.cell_mass;
+    lx = static_cast<double>(tu) - static_cast<double>(pu);
+    ly = static_cast<double>(tv) - static_cast<double>(pv);
+  }
+  const unsigned b = blockIdx.x + gridDim.x * blockIdx.y;
+  const double sx = block_sum(lx);
+  __syncthreads();
+  const double sy = block_sum(ly);
+  if (threadIdx.x == 0 && threadIdx.y == 0) {
+    im.partials[2 * b] = sx;
+    im.partials[2 * b + 1] = sy;
   }
 }
 
@@ -302,7 +356,9 @@ __global__ void __launch_bounds__(kParticleBlock) drag_deposit_kernel(KP kp, Vie
   const real x = p.x(i), y = p.y(i), vx = p.vx(i), vy = p.vy(i), d = p.d(i);
   const bool live = p.alive(i) != 0 && finite_motion({x, y, vx, vy});
   CouplingDeposit q{0, 0, 0, 0};
-  if (live) q = particle_drag_deposit(Loaded<LdgAccess>{f.mu}, Loaded<LdgAccess>{f.mv}, x, y, vx, vy, d, k);
+  if (live)
+    q = particle_drag_deposit(Loaded<LdgAccess>{f.mu}, Loaded<LdgAccess>{f.mv}, Loaded<LdgAccess>{f.u},
+                              Loaded<LdgAccess>{f.v}, x, y, vx, vy, d, k);
   if constexpr (kDeposit == DepositMode::atomic) {
     if (live && (q.bu != real(0) || q.au != real(0) || q.bv != real(0) || q.av != real(0)))
       for_each_deposit_face(x, y, k, [&](int, int fu, real wu, int fv, real wv) {
@@ -371,13 +427,15 @@ __global__ void coupled_faces_kernel(KP kp, CouplingFields f, FixedBuffers fx, i
     av = f.av[c];
     bv = f.bv[c];
   }
-  if (active_u(i, j, k) && !(k.has_solids && solid_u(open, c))) u[c] = coupled_face_velocity(u[c], au, bu, k);
-  if (active_v(i, j, k) && !(k.has_solids && solid_v(open, c, k.pitch))) v[c] = coupled_face_velocity(v[c], av, bv, k);
+  if (active_u(i, j, k) && !(k.has_solids && solid_u(open, c)))
+    u[c] = coupled_face_velocity(u[c], au, bu, k.cell_mass);
+  if (active_v(i, j, k) && !(k.has_solids && solid_v(open, c, k.pitch)))
+    v[c] = coupled_face_velocity(v[c], av, bv, k.cell_mass);
   // a held boundary face keeps its free value in B until held_faces_to_stage
   const real half = face_fluid_mass(true, k);
   const bool hu = j < k.ny && held_face_u(i, k), hv = i < k.nx && held_face_v(j, k);
-  f.bu[c] = hu ? u[c] + (au - bu * u[c]) / (half + bu) : real(0);
-  f.bv[c] = hv ? v[c] + (av - bv * v[c]) / (half + bv) : real(0);
+  f.bu[c] = hu ? coupled_face_velocity(u[c], au, bu, half) : real(0);
+  f.bv[c] = hv ? coupled_face_velocity(v[c], av, bv, half) : real(0);
   f.au[c] = f.av[c] = real(0);
 }
 
@@ -467,13 +525,15 @@ __global__ void __launch_bounds__(kParticleBlock) gather_drag_kernel(KP kp, View
                                                                      const uint32_t* __restrict__ keys,
                                                                      const uint32_t* __restrict__ slots, int n,
                                                                      const real* __restrict__ mu,
-                                                                     const real* __restrict__ mv) {
+                                                                     const real* __restrict__ mv,
+                                                                     const real* __restrict__ u,
+                                                                     const real* __restrict__ v) {
   const Constants& k = kp.get();
   const int r = static_cast<int>(blockIdx.x * kParticleBlock + threadIdx.x);
   if (r >= n || keys[r] >= b.sentinel) return;
   const uint32_t s = slots[r];
-  const CouplingDeposit q =
-      particle_drag_deposit(Loaded<LdgAccess>{mu}, Loaded<LdgAccess>{mv}, p.x(s), p.y(s), p.vx(s), p.vy(s), p.d(s), k);
+  const CouplingDeposit q = particle_drag_deposit(Loaded<LdgAccess>{mu}, Loaded<LdgAccess>{mv}, Loaded<LdgAccess>{u},
+                                                  Loaded<LdgAccess>{v}, p.x(s), p.y(s), p.vx(s), p.vy(s), p.d(s), k);
   b.qu[r] = make_float2(q.bu, q.au);
   b.qv[r] = make_float2(q.bv, q.av);
 }
@@ -703,6 +763,7 @@ void copy_particle_dt(const Constants* k_dev, cudaStream_t s) { copy_unit_dt(k_d
 
 void step_particles(const Exec& e, const DeviceParticles& p, const ParticleStepArgs& a, const ImpulseFields* impulse) {
   if (p.size() == 0) return;
+  if (impulse) SIM_CUDA_CHECK(cudaMemsetAsync(impulse->took_bound, 0, sizeof(unsigned int), e.stream));
   with_view(p, [&](auto view) {
     with_sampler(a.fluid, [&](auto smp) {
       with_constants(e.constants, e.k_dev, [&](auto kp) {
@@ -720,23 +781,46 @@ void step_particles(const Exec& e, const DeviceParticles& p, const ParticleStepA
 
 unsigned particle_step_blocks(int64_t slots) { return blocks_for(slots); }
 
-void sum_gained(const Exec& e, const ImpulseFields& f, int64_t slots) {
-  const unsigned blocks = slots > 0 ? blocks_for(slots) : 0;
-  if (blocks == 0) {
-    SIM_CUDA_CHECK(cudaMemsetAsync(f.gained, 0, 2 * sizeof(double), e.stream));
-    return;
-  }
-  sum_gained_kernel<<<1, 256, 0, e.stream>>>(f.partials, blocks, f.gained);
+namespace {
+constexpr unsigned kFaceBlockX = 32, kFaceBlockY = 8;
+dim3 face_pass_grid(const Exec& e) {
+  const int rows = e.face_row_end() - e.row0;
+  return dim3((e.nx + 1 + kFaceBlockX - 1) / kFaceBlockX, (rows + kFaceBlockY - 1) / kFaceBlockY);
+}
+}  // namespace
+
+unsigned face_pass_blocks(const Exec& e) {
+  const dim3 g = face_pass_grid(e);
+  return g.x * g.y;
+}
+
+void deposit_reaction(const Exec& e, const ImpulseFields& f, int64_t slots) {
+  if (slots == 0) return;
+  with_constants(e.constants, e.k_dev, [&](auto kp) {
+    took_deposit_kernel<<<blocks_for(slots), kParticleBlock, 0, e.stream>>>(kp, f, slots);
+    SIM_CUDA_CHECK_LAUNCH("took_deposit_kernel");
+  });
+}
+
+void pay_reaction(const Exec& e, const ImpulseFields& f, const real* open, int64_t slots) {
+  const dim3 grid = face_pass_grid(e);
+  with_constants(e.constants, e.k_dev, [&](auto kp) {
+    reaction_pay_kernel<<<grid, dim3(kFaceBlockX, kFaceBlockY), 0, e.stream>>>(kp, f, open, slots, e.row0,
+                                                                              e.face_row_end());
+    SIM_CUDA_CHECK_LAUNCH("reaction_pay_kernel");
+  });
+  const size_t faces = static_cast<size_t>(Grid::pitch_for(e.nx)) * static_cast<size_t>(Grid::rows_for(e.ny));
+  SIM_CUDA_CHECK(cudaMemsetAsync(f.took_u, 0, faces * sizeof(unsigned long long), e.stream));
+  SIM_CUDA_CHECK(cudaMemsetAsync(f.took_v, 0, faces * sizeof(unsigned long long), e.stream));
+  sum_gained_kernel<<<1, 256, 0, e.stream>>>(f.partials, grid.x * grid.y, f.gained);
   SIM_CUDA_CHECK_LAUNCH("sum_gained_kernel");
 }
 
 void give_back_reaction(const Exec& e, const ImpulseFields& f, const real* open, int64_t faces_u, int64_t faces_v) {
   with_constants(e.constants, e.k_dev, [&](auto kp) {
-    const dim3 block(32, 8);
-    const int row0 = e.row0, face_end = e.face_row_end();
-    const dim3 grid((e.nx + 1 + block.x - 1) / block.x, (face_end - row0 + block.y - 1) / block.y);
-    reaction_kernel<<<grid, block, 0, e.stream>>>(kp, f.gained, faces_u, faces_v, open, f.u_free, f.v_free, row0,
-                                                  face_end);
+    const dim3 grid = face_pass_grid(e);
+    reaction_kernel<<<grid, dim3(kFaceBlockX, kFaceBlockY), 0, e.stream>>>(kp, f.gained, faces_u, faces_v, open,
+                                                                          f.u_free, f.v_free, e.row0, e.face_row_end());
     SIM_CUDA_CHECK_LAUNCH("reaction_kernel");
   });
 }
@@ -819,7 +903,8 @@ void couple_particles(const Exec& e, const DeviceParticles& p, const CouplingArg
         face_gather_kernel<<<grid, block, 0, e.stream>>>(kp, b, keys, GatherMass{b.mass},
                                                          GatherOut<1>{{a.f.mu}, {a.f.mv}});
         SIM_CUDA_CHECK_LAUNCH("face_gather_kernel (mass)");
-        gather_drag_kernel<<<blocks, kParticleBlock, 0, e.stream>>>(kp, view, b, keys, slots, n, a.f.mu, a.f.mv);
+        gather_drag_kernel<<<blocks, kParticleBlock, 0, e.stream>>>(kp, view, b, keys, slots, n, a.f.mu, a.f.mv,
+                                                                    a.f.u, a.f.v);
         SIM_CUDA_CHECK_LAUNCH("gather_drag_kernel");
         face_gather_kernel<<<grid, block, 0, e.stream>>>(kp, b, keys, GatherDrag{b.qu, b.qv},
                                                          GatherOut<2>{{a.f.bu, a.f.au}, {a.f.bv, a.f.av}});

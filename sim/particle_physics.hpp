@@ -417,41 +417,56 @@ SIM_HD void particle_coeffs(const Field& mu, const Field& mv, bool two_way, real
   cy = coupling_coeffs(r, phiy);
 }
 
-// What a particle of mass m and velocity (vx, vy) deposits in pass 2, per
-// component: m alpha onto B and m (alpha v - (beta - 1) g dt) onto A (each
-// times the face weight).
+// What a particle of mass m deposits in pass 2, per component, from its
+// slip (sx, sy) = v - u(x_p) against the fluid of the step's start sampled
+// at it: m alpha onto B and m (alpha s - (beta - 1) g dt) onto A (each times
+// the face weight). Pass 3 then solves, face by face,
+//   (m_f + B_f) (u~_f - u_f) = A_f,
+// the implicit drag sum_p w_pf m_p alpha_p (v_p - I_p(u~)) with the
+// particles' coupling of neighbouring faces (I_p(u~) - I_p(u) = sum_g w_pg
+// (u~_g - u_g)) lumped onto the face itself, on the increment only. So a
+// particle moving with the fluid it samples (v = I(u), every particle once
+// dt >> tau_p) changes nothing, whatever the loading varies like: lumping
+// the whole velocity instead (u~ = (m_f u + sum w m alpha v) / (m_f + B))
+// averaged the loaded fluid towards what the particles interpolate from it
+// in every step, a grid-scale filter applied once per step, which made the
+// answer depend on dt. A uniform suspension (u and v uniform) gets the
+// same u~ either way, the exact two-body solution.
 struct CouplingDeposit {
   real bu, au, bv, av;
 };
 
-SIM_HD CouplingDeposit coupling_deposit(real m, real vx, real vy, const CouplingCoeffs& cx, const CouplingCoeffs& cy,
+SIM_HD CouplingDeposit coupling_deposit(real m, real sx, real sy, const CouplingCoeffs& cx, const CouplingCoeffs& cy,
                                         const Constants& k) {
   CouplingDeposit q;
   q.bu = m * cx.alpha;
-  q.au = m * (cx.alpha * vx - cx.beta_m1 * (k.g_eff_x * k.dt));
+  q.au = m * (cx.alpha * sx - cx.beta_m1 * (k.g_eff_x * k.dt));
   q.bv = m * cy.alpha;
-  q.av = m * (cy.alpha * vy - cy.beta_m1 * (k.g_eff_y * k.dt));
+  q.av = m * (cy.alpha * sy - cy.beta_m1 * (k.g_eff_y * k.dt));
   return q;
 }
 
-// Pass 2 for one particle of the GPU deposits: its coefficients from the
-// loading in M (particle_coeffs, two-way) and what it deposits, per unit
-// face weight (coupling_deposit).
-template <class Field>
-SIM_HD CouplingDeposit particle_drag_deposit(const Field& mu, const Field& mv, real x, real y, real vx, real vy, real d,
-                                             const Constants& k) {
+// Pass 2 for one particle: its coefficients from the loading in M
+// (particle_coeffs, two-way), its slip against the fluid (u, v) of the
+// step's start (sample_velocity) and what it deposits, per unit face weight
+// (coupling_deposit).
+template <class Field, class Velocity>
+SIM_HD CouplingDeposit particle_drag_deposit(const Field& mu, const Field& mv, const Velocity& u, const Velocity& v,
+                                             real x, real y, real vx, real vy, real d, const Constants& k) {
   CouplingCoeffs cx, cy;
   particle_coeffs(mu, mv, true, x, y, d, k, cx, cy);
-  return coupling_deposit(particle_mass(d, k), vx, vy, cx, cy, k);
+  real ufx, ufy;
+  sample_velocity(u, v, x, y, k, ufx, ufy);
+  return coupling_deposit(particle_mass(d, k), vx - ufx, vy - ufy, cx, cy, k);
 }
 
-// Pass 3 on one face of fluid mass m_f: the implicit drag of the particles
-// around it, u' = (m_f u + A) / (m_f + B), a convex combination of u and
-// their velocities, written as an increment so that a face no particle
-// reaches (A = B = 0) keeps its value bit for bit.
-SIM_HD real coupled_face_velocity(real u, real a, real b, const Constants& k) {
-  return u + (a - b * u) / (k.cell_mass + b);
-}
+// Pass 3 on one face of fluid mass m_f (a held boundary face: half a
+// cell's, face_fluid_mass): u~ = u + A / (m_f + B), so a face no particle
+// reaches (A = B = 0) keeps its value bit for bit. The fluid's gain sums to
+// what the particles lose to drag against u~ exactly: sum_f B_f (u~_f - u_f)
+// = sum_p m_p alpha_p (I_p(u~) - I_p(u)), as the sampling weights are the
+// deposit weights.
+SIM_HD real coupled_face_velocity(real u, real a, real b, real m_f) { return u + a / (m_f + b); }
 
 // ---- The projection's impulse, shared with the particles ---------------
 //
@@ -505,24 +520,89 @@ SIM_HD real response_mean_weight_of(real z, real one_minus_e) {
   return (real(0.5) - one_minus_q / z) / one_minus_q;
 }
 
-// The fluid's reaction, as the velocity every fluid face (of `faces`) gains
-// when the particles gained `gained` momentum from the projection: -gained /
-// (faces m_f). Spread evenly: a local reaction (each face returning what its
-// own particles took) feeds the projection's impulse back into the slip
-// around a cloud whose loading varies from face to face, and grows; spread,
-// its gradient part is projected out and its mean keeps the momentum.
-SIM_HD real reaction_velocity(double gained, int64_t faces, const Constants& k) {
-  return faces > 0 ? static_cast<real>(-gained / (static_cast<double>(faces) * static_cast<double>(k.cell_mass))) : real(0);
+// The fluid's reaction to the particles' share of the projection's impulse,
+// on one fluid face of mass m_f: the particles around it took `took` (sum_p
+// w_pf m_p kappa_p du(x_p), deposited) and it pays that back, at most its
+// own impulse du times its mass (its velocity gain back to zero; a face
+// whose particles outweigh it, phi kappa > 1, pays only that). Paid where
+// taken, the pressure's impulse on a cloud is shared by both phases there
+// (the mixture's inertia), whatever dt / tau_p is; spread evenly over the
+// domain instead, it moved momentum from the cloud to the whole fluid, by a
+// share that depended on kappa and so on dt (the main job's kinetic energy
+// moved 2% from dt to dt/10). Paying more than its impulse would reverse
+// a face's gain and feed the impulse back into the slip around a dense cloud,
+// growing step by step (a periodic cloud at loading 10 blew up in 15 steps).
+SIM_HD real reaction_share(real took, real du, const Constants& k) {
+  const real most = k.cell_mass * fabsf(du);
+  return fminf(fmaxf(took, -most), most);
+}
+
+// What no face could pay (reaction_share), spread evenly as the velocity
+// every fluid face (of `faces`) gains: -left / (faces m_f). Its gradient part
+// is projected out and its mean keeps the momentum.
+SIM_HD real reaction_velocity(double left, int64_t faces, const Constants& k) {
+  return faces > 0 ? static_cast<real>(-left / (static_cast<double>(faces) * static_cast<double>(k.cell_mass))) : real(0);
+}
+
+// The particle's share of the projection's impulse du (per unit du, one
+// component), exact where the fluid is held. The projection's pressure acts
+// through the whole step, and the particle's response to it depends on how
+// it builds up: kappa (above) is the response to a constant force. Where
+// the pressure holds the fluid (a uniform suspension in a closed box: the
+// fluid stays at rest), it cancels the drag on the fluid at every instant,
+// so it grows as the slip does, and the particle must end at the one-way
+// solution against the held fluid, v_h = u + s e^{-r} + g tau_p (1 - e^{-r}).
+// The free two-body step moved the fluid by G = a1 s + a2 g dt (slip s = v -
+// u at the step's start; the projection takes G back) and the particle
+// by b1 s + b2 g dt more than v_h:
+//   a1 = phi (1 - E) / (1 + phi),        b1 = a1 + E - e^{-r},
+//   a2 = phi (1 - q) / (1 + phi),        b2 = a2 + q - (1 - e^{-r}) / r,
+// so each part has its own share, b1 / a1 (from the slip) and b2 / a2 (from
+// gravity). The share is their mean weighted by |a1 s| and |a2 g dt|: exactly
+// (b1 s + b2 g dt) / G where the two parts pull the same way (settling from
+// rest towards v_t), and between the two otherwise. The slip at the start
+// comes from the slip against the free fluid, s~ = v - u~(x_p): s = s~ + G,
+// G = (a1 s~ + a2 g dt) / (1 - a1). In a closed box this makes every step
+// exact, the first from rest included, at any dt (the constant-force kappa
+// left 7e-3 of v_t at loading 10 after two steps of 10 tau_p); where the
+// particles are locked to the fluid (dt >> tau_p) both shares are 1, as kappa
+// is. Below a loading of 1e-3 the fluid takes no impulse worth sharing
+// (G ~ phi) and the two parts cancel in float: kappa there.
+SIM_HD real impulse_share(const CouplingCoeffs& c, real slip_free, real g_dt) {
+  const real phi = c.phi, z = c.z;
+  if (!(phi >= real(1e-3)) || !(z > real(0))) return c.kappa;
+  // e^{-z}, 1 - e^{-z} and q from the coefficients (alpha = (1 - E)/(1 + phi E))
+  const real e = (real(1) - c.alpha) / (real(1) + phi * c.alpha);
+  const real den = real(1) + phi * e;
+  const real one_minus_e = c.alpha * den, q = real(1) + c.beta_m1 * den;
+  const real r = z / (real(1) + phi), pr = z - r;  // pr = phi r
+  const real er = expf(-r);
+  // e^{-phi r} - 1 without cancellation; E - e^{-r} = e^{-r} (e^{-phi r} - 1)
+  const real t = pr < real(0.5) ? expm1f(-pr) : (er > real(0) ? e / er - real(1) : real(-1));
+  const real p1 = r < real(1e-2) ? real(1) - r * (real(0.5) - r * (real(1) / real(6))) : (real(1) - er) / r;
+  const real shared = phi / (real(1) + phi);
+  const real a1 = shared * one_minus_e, a2 = shared * (real(1) - q);
+  const real b1 = a1 + er * t, b2 = a2 + (q - p1);
+  const real gain = (a1 * slip_free + a2 * g_dt) / (real(1) - a1);
+  const real ws = fabsf(slip_free + gain), wg = fabsf(g_dt);
+  const real w = ws * a1 + wg * a2;
+  if (!(w > real(0))) return c.kappa;
+  return (ws * b1 + wg * b2) / w;
 }
 
 // The particle update of a coupled step: the drag step against the free
-// fluid (ufx, ufy), then the share kappa (dux, duy) of the projection's impulse,
-// then obstacles and the domain sides.
+// fluid (ufx, ufy), then its share (impulse_share) of the projection's
+// impulse (dux, duy), which it returns in (took_x, took_y) for the fluid to
+// give back, then obstacles and the domain sides.
 SIM_HD ParticleUpdate update_coupled_particle(ParticleMotion s, real d, real ufx, real ufy, real dux, real duy,
-                                              const CouplingCoeffs& cx, const CouplingCoeffs& cy, const Constants& k) {
+                                              const CouplingCoeffs& cx, const CouplingCoeffs& cy, const Constants& k,
+                                              real& took_x, real& took_y) {
   ParticleUpdate u;
   u.s = coupled_drag_step(s, ufx, ufy, cx, cy, k);
-  const real dvx = cx.kappa * dux, dvy = cy.kappa * duy;
+  const real dvx = impulse_share(cx, s.vx - ufx, k.g_eff_x * k.dt) * dux;
+  const real dvy = impulse_share(cy, s.vy - ufy, k.g_eff_y * k.dt) * duy;
+  took_x = dvx;
+  took_y = dvy;
   u.s.vx += dvx;
   u.s.vy += dvy;
   u.s.x += k.dt * cx.resp_w * dvx;

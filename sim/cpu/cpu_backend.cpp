@@ -475,7 +475,13 @@ class CpuBackend final : public Backend {
   void particles_impl(View p, uint64_t first_id, int64_t count);
   template <class View>
   void deposit_and_couple(View p);
-  void give_back_reaction(double gained_x, double gained_y);
+  void give_back_reaction(int64_t n);
+  // The first storage row of the faces a deposit at (x, y) touches (3 rows
+  // at most), or kAnyRow where a deposit near y = 0 or ly lands on the far rows.
+  int deposit_row_of(real x, real y) const {
+    if (is_periodic(k_, kBottom)) return kAnyRow;
+    return std::min(stencil_u(x, y, k_).j, stencil_v(x, y, k_).j) + 1;
+  }
   int64_t fluid_faces_[2] = {-1, -1};  // active faces not touching a solid, u and v (all ranks)
   template <int kQ>
   void deposit_records(int64_t n, const std::array<real*, kQ>& to_u, const std::array<real*, kQ>& to_v);
@@ -493,6 +499,7 @@ class CpuBackend final : public Backend {
   // between steps.
   HostArray<real> mu_, mv_, au_, av_, bu_, bv_;
   std::vector<double> row_sum_;
+  std::vector<double> reaction_rows_;  // give_back_reaction: per row, what its faces could not pay
   std::vector<real> deposit_;          // per particle: x, y, then kQ values for the u faces and kQ for the v faces
   std::vector<CouplingCoeffs> coeffs_;  // per particle: x and y coefficients of pass 2, for pass 4
   std::vector<int> deposit_row_;       // first storage row its deposit touches, or:
@@ -518,10 +525,9 @@ void CpuBackend::particles_impl(View p, uint64_t first_id, int64_t count) {
   const real* mu = two_way ? mu_.data() : nullptr;
   const real* mv = two_way ? mv_.data() : nullptr;
   int64_t removed = 0, nonfinite = 0;
-  double gained_x = 0, gained_y = 0;  // two-way: the momentum the particles took from the projection
   // nonfinite rides on the loop's existing reduction: a few compares per
   // particle next to its exp and sampling, so the watchdog costs nothing here.
-#pragma omp parallel for schedule(static) reduction(+ : removed, nonfinite, gained_x, gained_y)
+#pragma omp parallel for schedule(static) reduction(+ : removed, nonfinite)
   for (int64_t i = 0; i < n; ++i) {
     if (!p.alive(i)) continue;
     ParticleMotion s{p.x(i), p.y(i), p.vx(i), p.vy(i)};
@@ -542,10 +548,18 @@ void CpuBackend::particles_impl(View p, uint64_t first_id, int64_t count) {
       sample_velocity(us_.data(), vs_.data(), s.x, s.y, k_, ufx, ufy);
       real dux, duy;
       sample_impulse(u_.data(), v_.data(), uh_.data(), vh_.data(), us_.data(), vs_.data(), s.x, s.y, k_, dux, duy);
-      up = update_coupled_particle(s, d, ufx, ufy, dux, duy, cx, cy, k_);
+      real took_x, took_y;
+      up = update_coupled_particle(s, d, ufx, ufy, dux, duy, cx, cy, k_, took_x, took_y);
+      // what it took, to be given back around where it took it (give_back_reaction)
       const real m = particle_mass(d, k_);
-      gained_x += static_cast<double>(m * (cx.kappa * dux));
-      gained_y += static_cast<double>(m * (cy.kappa * duy));
+      const real tx = m * took_x, ty = m * took_y;
+      real* r = &deposit_[static_cast<size_t>(4 * i)];
+      r[0] = s.x;
+      r[1] = s.y;
+      r[2] = tx;
+      r[3] = ty;
+      const bool pays = finite_motion({s.x, s.y, tx, ty}) && (tx != real(0) || ty != real(0));
+      deposit_row_[static_cast<size_t>(i)] = pays ? deposit_row_of(s.x, s.y) : kNoDeposit;
     } else {
       sample_velocity(u_.data(), v_.data(), s.x, s.y, k_, ufx, ufy);
       up = update_particle(s, d, ufx, ufy, cx, cy, k_);
@@ -553,7 +567,7 @@ void CpuBackend::particles_impl(View p, uint64_t first_id, int64_t count) {
     if (!finite_motion(s) || !finite_motion(up.s)) ++nonfinite;
     if (store_update(p, i, up)) ++removed;
   }
-  if (two_way) give_back_reaction(gained_x, gained_y);
+  if (two_way) give_back_reaction(n);
   counters_.removed += removed;
   nonfinite_ += nonfinite;
   for (int64_t q = 0; q < count && n > 0; ++q) {
@@ -599,7 +613,6 @@ void CpuBackend::deposit_and_couple(View p) {
     copy_velocity(VelocityField::current, VelocityField::stage);
     return;
   }
-  const bool wraps = is_periodic(k_, kBottom);  // a deposit near y = 0 or ly lands on the far rows
   const auto [first, last] = near_rows();
   std::fill(mu_.begin() + static_cast<std::ptrdiff_t>(first), mu_.begin() + static_cast<std::ptrdiff_t>(last), real(0));
   std::fill(mv_.begin() + static_cast<std::ptrdiff_t>(first), mv_.begin() + static_cast<std::ptrdiff_t>(last), real(0));
@@ -619,8 +632,7 @@ void CpuBackend::deposit_and_couple(View p) {
     r[1] = y;
     r[2] = m;
     r[3] = m;
-    // first storage row of the faces it touches (3 rows at most)
-    row = wraps ? kAnyRow : std::min(stencil_u(x, y, k_).j, stencil_v(x, y, k_).j) + 1;
+    row = deposit_row_of(x, y);
   }
   deposit_records<1>(n, {mu_.data()}, {mv_.data()});
   if (ranks_) {  // the mass near a slab's side belongs to the neighbour's faces, and is read back
@@ -640,7 +652,9 @@ void CpuBackend::deposit_and_couple(View p) {
     CouplingCoeffs& cx = coeffs_[static_cast<size_t>(2 * i)];
     CouplingCoeffs& cy = coeffs_[static_cast<size_t>(2 * i + 1)];
     particle_coeffs(mu, mv, true, x, y, d, k_, cx, cy);
-    const CouplingDeposit q = coupling_deposit(particle_mass(d, k_), p.vx(i), p.vy(i), cx, cy, k_);
+    real ufx, ufy;
+    sample_velocity(u_.data(), v_.data(), x, y, k_, ufx, ufy);
+    const CouplingDeposit q = coupling_deposit(particle_mass(d, k_), p.vx(i) - ufx, p.vy(i) - ufy, cx, cy, k_);
     real* r = &deposit_[static_cast<size_t>(6 * i)];
     r[0] = x;
     r[1] = y;
@@ -659,27 +673,62 @@ void CpuBackend::deposit_and_couple(View p) {
 }
 
 // After the particles took their share of the first projection's impulse
-// (gained_x, gained_y: the momentum they gained, this rank's), the fluid
-// gives it back, spread evenly over its faces (reaction_velocity), into the
-// stage-2 base (stage, weighted 1/2 there: so twice).
-void CpuBackend::give_back_reaction(double gained_x, double gained_y) {
+// (deposit_: per particle where it was and the momentum it took), the fluid
+// gives it back where it was taken (reaction_share, sim/particle_physics.hpp),
+// into the stage-2 base (stage, weighted 1/2 there: so twice): deposited
+// onto A (zero between steps), each face pays its share, and what no face
+// could pay (beyond a face's own impulse, or on a held face) is spread
+// evenly over the fluid faces (reaction_velocity). A is zeroed again.
+void CpuBackend::give_back_reaction(int64_t n) {
   const int j0 = row_begin(), j1 = face_end();
   if (fluid_faces_[0] < 0) {
-    int64_t n[2] = {0, 0};
+    int64_t f[2] = {0, 0};
     for (int j = j0; j < j1; ++j)
       for (int i = 0; i <= g_.nx; ++i) {
         const int c = at(k_, i, j);
-        n[0] += active_u(i, j, k_) && !solid_u_at(c);
-        n[1] += active_v(i, j, k_) && !solid_v_at(c);
+        f[0] += active_u(i, j, k_) && !solid_u_at(c);
+        f[1] += active_v(i, j, k_) && !solid_v_at(c);
       }
-    for (int q = 0; q < 2; ++q) fluid_faces_[q] = ranks_ ? ranks_->sum(n[q]) : n[q];
+    for (int q = 0; q < 2; ++q) fluid_faces_[q] = ranks_ ? ranks_->sum(f[q]) : f[q];
+  }
+  deposit_records<1>(n, {au_.data()}, {av_.data()});
+  if (ranks_) {
+    ranks_->fold(au_.data(), Stagger::u_face);
+    ranks_->fold(av_.data(), Stagger::v_face);
+  }
+  // per row, summed in row order: the same figures for any thread count
+  reaction_rows_.assign(static_cast<size_t>(2 * (j1 - j0)), 0.0);
+#pragma omp parallel for schedule(static)
+  for (int j = j0; j < j1; ++j) {
+    double left_x = 0, left_y = 0;
+    for (int i = 0; i <= g_.nx; ++i) {
+      const int c = at(k_, i, j);
+      const bool fu = active_u(i, j, k_) && !solid_u_at(c), fv = active_v(i, j, k_) && !solid_v_at(c);
+      const real pu = fu ? reaction_share(au_[c], u_[c] - uh_[c], k_) : real(0);
+      const real pv = fv ? reaction_share(av_[c], v_[c] - vh_[c], k_) : real(0);
+      us_[c] -= real(2) * pu / k_.cell_mass;
+      vs_[c] -= real(2) * pv / k_.cell_mass;
+      left_x += static_cast<double>(au_[c]) - static_cast<double>(pu);
+      left_y += static_cast<double>(av_[c]) - static_cast<double>(pv);
+      au_[c] = av_[c] = real(0);
+    }
+    reaction_rows_[static_cast<size_t>(2 * (j - j0))] = left_x;
+    reaction_rows_[static_cast<size_t>(2 * (j - j0) + 1)] = left_y;
+  }
+  // the halo rows may hold a fold's leftovers: A is zero everywhere between steps
+  std::fill(au_.begin(), au_.end(), real(0));
+  std::fill(av_.begin(), av_.end(), real(0));
+  double left_x = 0, left_y = 0;
+  for (int j = j0; j < j1; ++j) {
+    left_x += reaction_rows_[static_cast<size_t>(2 * (j - j0))];
+    left_y += reaction_rows_[static_cast<size_t>(2 * (j - j0) + 1)];
   }
   if (ranks_) {
-    gained_x = ranks_->sum(gained_x);
-    gained_y = ranks_->sum(gained_y);
+    left_x = ranks_->sum(left_x);
+    left_y = ranks_->sum(left_y);
   }
-  const real du = real(2) * reaction_velocity(gained_x, fluid_faces_[0], k_);
-  const real dv = real(2) * reaction_velocity(gained_y, fluid_faces_[1], k_);
+  const real du = real(2) * reaction_velocity(left_x, fluid_faces_[0], k_);
+  const real dv = real(2) * reaction_velocity(left_y, fluid_faces_[1], k_);
 #pragma omp parallel for schedule(static)
   for (int j = j0; j < j1; ++j)
     for (int i = 0; i <= g_.nx; ++i) {
@@ -734,10 +783,10 @@ void CpuBackend::update_coupled_faces() {
     for (int i = 0; i <= g_.nx; ++i) {
       const int c = at(k_, i, j);
       const bool hu = j < g_.ny && held_face_u(i, k_), hv = i < g_.nx && held_face_v(j, k_);
-      if (active_u(i, j, k_) && !solid_u_at(c)) u_[c] = coupled_face_velocity(u_[c], au_[c], bu_[c], k_);
-      if (active_v(i, j, k_) && !solid_v_at(c)) v_[c] = coupled_face_velocity(v_[c], av_[c], bv_[c], k_);
-      bu_[c] = hu ? u_[c] + (au_[c] - bu_[c] * u_[c]) / (half + bu_[c]) : real(0);
-      bv_[c] = hv ? v_[c] + (av_[c] - bv_[c] * v_[c]) / (half + bv_[c]) : real(0);
+      if (active_u(i, j, k_) && !solid_u_at(c)) u_[c] = coupled_face_velocity(u_[c], au_[c], bu_[c], k_.cell_mass);
+      if (active_v(i, j, k_) && !solid_v_at(c)) v_[c] = coupled_face_velocity(v_[c], av_[c], bv_[c], k_.cell_mass);
+      bu_[c] = hu ? coupled_face_velocity(u_[c], au_[c], bu_[c], half) : real(0);
+      bv_[c] = hv ? coupled_face_velocity(v_[c], av_[c], bv_[c], half) : real(0);
       au_[c] = av_[c] = real(0);
     }
   fill_halo(u_.data(), v_.data());
