@@ -355,7 +355,7 @@ class CudaBackend final : public Backend {
   }
 
   // Every particle's step (no host decision in here but over ranks). Two-way:
-  // against the free fluid in stage, plus kappa times the first projection's
+  // against the free fluid in stage, plus its share of the first projection's
   // impulse, which the fluid then gets back (Backend::couple_fluid).
   void move_particles() {
     if (plan_.capacity == 0) return;

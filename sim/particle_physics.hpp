@@ -111,14 +111,13 @@ SIM_HD bool finite_motion(const ParticleMotion& s) {
 //   dv/dt = (u - v)/tau_p + g,   du/dt = -phi (u - v)/tau_p
 // over dt: the slip v - u decays by E = exp(-(1 + phi) r) towards
 // g tau_p / (1 + phi), and the mixture momentum gains m_p g dt. Written as
-//   fluid face:  u' = (m_f u + sum_p w m_p (alpha v_p - (beta - 1) g dt)) / (m_f + sum_p w m_p alpha)
+//   fluid face:  (m_f + sum_p w m_p alpha) (u' - u) = sum_p w m_p (alpha (v_p - u(x_p)) - (beta - 1) g dt)
 //   particle:    v' = v + alpha (u~' - v) + beta g dt,  u~' the updated fluid sampled at the particle,
 // with alpha = (1 - E)/(1 + phi E) and beta = (phi E + q)/(1 + phi E),
-// q = (1 - e^{-z})/z, z = (1 + phi) r. The face update is a convex
-// combination of u and the particle velocities (each less its share of
-// gravity, (beta - 1) g dt / alpha): stable at any dt and loading,
-// and as the sampling weights are the deposit weights the fluid gains exactly
-// the momentum the particles lose to drag. phi = 0 is the exact one-way step
+// q = (1 - e^{-z})/z, z = (1 + phi) r (coupling_deposit below: the slip is
+// taken against the fluid the particle samples): stable at any dt and
+// loading, and as the sampling weights are the deposit weights the fluid
+// gains exactly the momentum the particles lose to drag. phi = 0 is the exact one-way step
 // (alpha = 1 - e^{-r}, beta g dt = g tau_p (1 - e^{-r})); r = 0 (mu = 0) is
 // ballistic: alpha = 0, beta = 1.
 struct CouplingCoeffs {
@@ -481,13 +480,14 @@ SIM_HD real coupled_face_velocity(real u, real a, real b, real m_f) { return u +
 // c_p / c times the fluid's gain,
 //   kappa = (1 - q) / (1 + phi q),   q = (1 - e^-z) / z
 // (CouplingCoeffs::kappa, per component): from 1 - q at phi = 0 (the lag
-// behind a fluid speeding up evenly) to 1 for locked phases. A particle
-// gains dv = kappa sum_f w_f du_f; face f gives back K_f du_f, K_f =
-// sum_p w_f m_p kappa_p deposited like the mass (the deposit weights are
-// the sampling weights): momentum is conserved, and for a uniform
-// suspension fluid and particles end where the exact solution with the
-// pressure puts them (in a closed box: fluid at rest, particles at v_t, at
-// any dt and loading).
+// behind a fluid speeding up evenly) to 1 for locked phases. The pressure
+// that holds a fluid is no constant force while the drag builds up: the
+// share a particle takes is impulse_share (below), exact where the fluid is
+// held. What it takes, m_p s du(x_p), the faces around it pay back
+// (reaction_share): momentum is conserved, and for a uniform suspension
+// fluid and particles end where the exact solution with the pressure puts
+// them (in a closed box: fluid at rest, particles at v_t, at any dt and
+// loading).
 
 // The projection's impulse at face c: `after` - `before`, or, on a held
 // boundary face, `after` (its fixed value) - `free` (its free value).
