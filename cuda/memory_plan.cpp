@@ -58,7 +58,7 @@ MemoryPlan plan_memory(const Config& cfg, const Grid& g, const StencilOpts& o, b
   p.sorts = cfg.sort_every > 0 && p.capacity > 0;
   p.sorted_deposit = cfg.two_way && cfg.deposit == Deposit::sorted && p.capacity > 0;
   // Counts past 32-bit ints (kernel indices, CUB item counts) are refused
-  // before any product of them is formed: 8 pairs a slot, 28 bytes a slot.
+  // before any product of them is formed: 8 pairs a slot, 32 bytes a slot.
   // (Grid::make already refused a grid of 2^31 points or more.)
   const std::optional<int64_t> pairs = checked_mul<int64_t>(p.sorted_deposit ? 8 : 0, p.capacity);
   if (p.capacity >= INT_MAX || !pairs || *pairs >= INT_MAX)

@@ -6,7 +6,7 @@
 namespace sim::cuda {
 
 size_t ParticleStore::bytes(Layout, int64_t capacity, bool two_banks) {
-  // AoS records and the SoA fields are both 28 bytes a particle.
+  // AoS records and the SoA fields are both 32 bytes a particle.
   return static_cast<size_t>(capacity) * sizeof(Particle) * (two_banks ? 2 : 1);
 }
 

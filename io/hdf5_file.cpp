@@ -452,8 +452,11 @@ template void write_dataset<uint8_t>(const File&, hid_t, const std::string&, con
                                      const uint8_t*, const Compression&, Rows);
 template void write_dataset<uint32_t>(const File&, hid_t, const std::string&, const std::vector<hsize_t>&,
                                       const uint32_t*, const Compression&, Rows);
+template void write_dataset<uint64_t>(const File&, hid_t, const std::string&, const std::vector<hsize_t>&,
+                                      const uint64_t*, const Compression&, Rows);
 template std::vector<float> read_dataset<float>(const File&, hid_t, const std::string&, std::vector<hsize_t>*);
 template std::vector<uint8_t> read_dataset<uint8_t>(const File&, hid_t, const std::string&, std::vector<hsize_t>*);
 template std::vector<uint32_t> read_dataset<uint32_t>(const File&, hid_t, const std::string&, std::vector<hsize_t>*);
+template std::vector<uint64_t> read_dataset<uint64_t>(const File&, hid_t, const std::string&, std::vector<hsize_t>*);
 
 }  // namespace sim::h5

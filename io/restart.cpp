@@ -142,9 +142,9 @@ void restore_particles(const Config& cfg, const SnapshotParticles& f, SimState& 
   p = HostParticles{};
   p.resize(static_cast<size_t>(cap));
   // Dead slots keep the slot invariant: id congruent to the slot index.
-  for (size_t r = 0; r < p.size(); ++r) p.id[r] = static_cast<uint32_t>(r);
+  for (size_t r = 0; r < p.size(); ++r) p.id[r] = static_cast<uint64_t>(r);
   for (size_t k = 0; k < f.size(); ++k) {
-    const uint32_t id = f.id[k];
+    const uint64_t id = f.id[k];
     const size_t r = static_cast<size_t>(id % static_cast<uint64_t>(cap));
     if (p.alive[r])
       throw std::runtime_error(what + ": particles " + std::to_string(p.id[r]) + " and " + std::to_string(id) +

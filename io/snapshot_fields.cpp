@@ -67,7 +67,7 @@ SnapshotParticles sized(size_t n) {
 }
 
 // Particle k of `out`, in the plane (z = 0).
-void set_particle(SnapshotParticles& out, size_t k, float x, float y, float vx, float vy, uint32_t id, float d) {
+void set_particle(SnapshotParticles& out, size_t k, float x, float y, float vx, float vy, uint64_t id, float d) {
   out.position[3 * k + 0] = x;
   out.position[3 * k + 1] = y;
   out.position[3 * k + 2] = 0.0f;
@@ -100,10 +100,10 @@ SnapshotParticles particles_by_id_range(const SnapshotParticles& mine, uint64_t 
   const int ranks = comm.size();
   struct Record {
     float x, y, vx, vy, d;
-    uint32_t id;
+    uint64_t id;
   };
   // Rank r takes ids [r * next_id / ranks, (r + 1) * next_id / ranks).
-  const auto owner = [&](uint32_t id) {
+  const auto owner = [&](uint64_t id) {
     const auto r = static_cast<int>((static_cast<unsigned __int128>(id) * ranks) / std::max<uint64_t>(next_id, 1));
     return std::min(r, ranks - 1);
   };

@@ -28,7 +28,7 @@ struct SnapshotGrid {
 struct SnapshotParticles {
   std::vector<float> position;  // (n, 3), z = 0 [m]
   std::vector<float> velocity;  // (n, 3), z = 0 [m/s]
-  std::vector<uint32_t> id;     // (n), increasing
+  std::vector<uint64_t> id;     // (n), increasing
   std::vector<float> diameter;  // (n) [m]
   size_t size() const { return id.size(); }
 };

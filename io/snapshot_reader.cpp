@@ -100,7 +100,7 @@ SnapshotContents read_snapshot(const std::string& path) {
     SnapshotParticles& p = c.particles;
     p.position = read_shaped<float>(f, g, "position", {n, 3});
     p.velocity = read_shaped<float>(f, g, "velocity", {n, 3});
-    p.id = read_shaped<uint32_t>(f, g, "id", {n});
+    p.id = read_shaped<uint64_t>(f, g, "id", {n});  // 64-bit; 32-bit in older files, read alike
     p.diameter = read_shaped<float>(f, g, "diameter", {n});
   }
   return c;

@@ -83,7 +83,7 @@ void particles(std::ostream& o, const XdmfStep& s) {
   data_item(o, {n + " 3", "Float", "4", file + "position"}, "    ");
   o << "  </Geometry>\n";
   attribute(o, "velocity", "Vector", "Node", {n + " 3", "Float", "4", file + "velocity"});
-  attribute(o, "id", "Scalar", "Node", {n, "UInt", "4", file + "id"});
+  attribute(o, "id", "Scalar", "Node", {n, "UInt", "8", file + "id"});
   attribute(o, "diameter", "Scalar", "Node", {n, "Float", "4", file + "diameter"});
   o << "</Grid>\n";
 }

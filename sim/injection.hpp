@@ -27,7 +27,7 @@ SIM_HD Particle injected_particle(uint64_t seed, uint64_t id, const InjectionC& 
   p.vx = in.vx;
   p.vy = in.vy;
   p.d = in.d;
-  p.id = static_cast<uint32_t>(id);
+  p.id = id;
   p.alive = 1u;
   return p;
 }

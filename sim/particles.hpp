@@ -16,16 +16,17 @@ namespace sim {
   X(real, x) X(real, y)   /* position [m] */                                  \
   X(real, vx) X(real, vy) /* velocity [m/s] */                                \
   X(real, d)              /* diameter [m] */                                  \
-  X(uint32_t, id)         /* stable identity (injection order) */             \
-  X(uint32_t, alive)      /* 1 in the domain, 0 removed (outflow) or never filled */
+  X(uint32_t, alive)      /* 1 in the domain, 0 removed (outflow) or never filled */ \
+  X(uint64_t, id)         /* stable identity (injection order) */
 
-// One particle, 28 bytes: what an AoS code streams per particle.
+// One particle, 32 bytes: what an AoS code streams per particle (the 64-bit
+// id last, so the record has no padding).
 struct Particle {
 #define SIM_FIELD(T, f) T f;
   SIM_PARTICLE_FIELDS(SIM_FIELD)
 #undef SIM_FIELD
 };
-static_assert(sizeof(Particle) == 28, "Particle is 28 bytes");
+static_assert(sizeof(Particle) == 32, "Particle is 32 bytes");
 
 // f(a.x, b.x), f(a.y, b.y), ... for two objects with one member per field
 // (host vectors, device buffers, pinned copies, particles).

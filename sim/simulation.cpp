@@ -134,7 +134,6 @@ StepInfo Simulation::step() {
   heun(
       [&] {
         const int64_t inject = injection_count(cfg_, time_, time_ + dt_);
-        check_particle_ids(next_id_ + static_cast<uint64_t>(inject), step_ + 1, time_ + dt_);
         backend_->step_particles(next_id_, inject);
         next_id_ += static_cast<uint64_t>(inject);
       },
@@ -272,7 +271,6 @@ bool Simulation::absorb_next(bool wait) {
   dt_ = r.dt;
   time_ = r.time;
   next_id_ = r.next_id;
-  check_particle_ids(next_id_, r.step, r.time);
   PressureStats solves[2];
   for (int s = 0; s < 2; ++s) {
     const PressureStats p = solver_->stats_from_record(r, s, settings_);
@@ -287,20 +285,6 @@ bool Simulation::absorb_next(bool wait) {
   }
   last_pressure_ = combine(solves[0], solves[1]);
   return true;
-}
-
-// Particle ids are 32-bit (the particle record's id field): a run that
-// creates more particles than that would give two particles one id (the
-// snapshots' ids and the restart's slots, id mod capacity, would be wrong).
-// It stops instead, with status 1 (the asynchronous path sees the count a
-// few steps late).
-void Simulation::check_particle_ids(uint64_t next_id, int64_t step, double time) const {
-  constexpr uint64_t kIds = uint64_t(1) << 32;
-  if (next_id <= kIds) return;
-  throw std::overflow_error("particle ids: by step " + std::to_string(step) + " (t = " + number(time) +
-                            " s) the run has created " + std::to_string(next_id) +
-                            " particles; ids are 32-bit, at most 4294967296 in a run (lower particles.inject.rate "
-                            "or run fewer steps)");
 }
 
 void Simulation::drain() {

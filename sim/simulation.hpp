@@ -145,7 +145,6 @@ class Simulation {
   // Downloads the state, finds the first non-finite value and throws
   // NonFiniteError naming `step`, `time` and it; `what` says which check
   // fired; `particles_first`: look at the particles before the fluid.
-  void check_particle_ids(uint64_t next_id, int64_t step, double time) const;
   [[noreturn]] void throw_non_finite(int64_t step, double time, const std::string& what, bool particles_first);
 };
 

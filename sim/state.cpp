@@ -28,18 +28,9 @@ bool inside_obstacle(const Config& cfg, double x, double y, double margin) {
   return false;
 }
 
-void check_particle_slots(const Config& cfg) {
-  const int64_t cap = cfg.particle_capacity();
-  if (cap <= kMaxParticleSlots) return;
-  const std::string what = cfg.capacity > 0 ? "particles.capacity = " : "the counts of particles.regions add up to ";
-  throw std::length_error(cfg.source + ": " + what + std::to_string(cap) + ", more than the 2^32 = " +
-                          std::to_string(kMaxParticleSlots) + " particle slots that 32-bit particle ids tell apart");
-}
-
 SimState make_initial_state(const Config& cfg) {
   SimState s;
   const Grid g = Grid::make(cfg.nx, cfg.ny, cfg.lx, cfg.ly);
-  check_particle_slots(cfg);
   s.grid = g;
   s.u.assign(g.size(), 0);
   s.v.assign(g.size(), 0);
@@ -89,7 +80,7 @@ SimState make_initial_state(const Config& cfg) {
   // capacity, alive or not; an injected id k replaces the particle of its
   // residue class. Files store only ids, so any permutation of the slots
   // (a GPU sort by cell) can be undone.
-  for (size_t r = 0; r < s.particles.size(); ++r) s.particles.id[r] = static_cast<uint32_t>(r);
+  for (size_t r = 0; r < s.particles.size(); ++r) s.particles.id[r] = static_cast<uint64_t>(r);
   uint64_t id = 0;
   for (size_t region = 0; region < cfg.regions.size(); ++region) {
     const ParticleRegion& r = cfg.regions[region];
@@ -111,7 +102,7 @@ SimState make_initial_state(const Config& cfg) {
       p.vx[slot] = static_cast<real>(r.vx);
       p.vy[slot] = static_cast<real>(r.vy);
       p.d[slot] = static_cast<real>(d);
-      p.id[slot] = static_cast<uint32_t>(id);
+      p.id[slot] = static_cast<uint64_t>(id);
       p.alive[slot] = placed ? 1u : 0u;
       unplaced += placed ? 0 : 1;
     }

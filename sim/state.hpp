@@ -28,15 +28,6 @@ struct SimState {
   ParticleCounters counters;
 };
 
-// Particle ids are 32-bit (Particle::id, the snapshots' /particles/id) and
-// slot r holds an id congruent to r modulo the capacity, so at most 2^32
-// slots can be told apart.
-constexpr int64_t kMaxParticleSlots = int64_t(1) << 32;
-
-// Throws std::length_error, one line naming the file and key, when the
-// particle capacity exceeds kMaxParticleSlots.
-void check_particle_slots(const Config& cfg);
-
 // Whether (x, y) lies inside one of the config's obstacles grown by
 // `margin` (a particle's radius when placing it): the one test the initial
 // state, the open mask and the restart's particle check share.
@@ -44,7 +35,7 @@ bool inside_obstacle(const Config& cfg, double x, double y, double margin = 0.0)
 
 // Fluid at its initial condition, obstacles rasterised, particles seeded
 // from the config's regions (deterministic in cfg.seed). Throws for a grid
-// or particle count that does not fit (Grid::make, check_particle_slots),
+// or particle count that does not fit (Grid::make),
 // and std::invalid_argument, one line naming the region, for particles no
 // draw places outside the obstacles.
 SimState make_initial_state(const Config& cfg);

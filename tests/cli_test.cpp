@@ -477,19 +477,19 @@ TEST_CASE("cli: a grid past the 32-bit index is a config error naming the key an
 TEST_CASE("cli: particle counts that no machine holds are refused with the memory needed and available") {
   const std::string dir = test::scratch_dir("cli_particle_memory");
   const std::string args = "--backend cpu --steps 1 --output " + dir + "/out ";
-  // particles.capacity = 2^63 - 1: 28 bytes a slot overflow 64 bits
+  // particles.capacity = 2^63 - 1: 32 bytes a slot overflow 64 bits
   const test::SimResult cap = test::run_sim(args + "--set particles.capacity=9223372036854775807 " + box);
   CHECK(cap.status == 1);
   CHECK(test::count_lines(cap.out) == 1);
   CHECK(cap.out.rfind("sim: error: --set particles.capacity=9223372036854775807: particles.capacity = "
                       "9223372036854775807 needs more than 16.0 EiB of host memory (grid ", 0) == 0);
   CHECK(cap.out.find(" available\n") != std::string::npos);
-  // 2^50 seeded particles: 272 PiB (272 bytes a slot), more than 1 PiB
+  // 2^50 seeded particles: 292 PiB (292 bytes a slot), more than 1 PiB
   const test::SimResult seeded = test::run_sim(args + "--set particles.regions[0].count=1125899906842624 " + box);
   CHECK(seeded.status == 1);
   CHECK(test::count_lines(seeded.out) == 1);
   CHECK(seeded.out.rfind("sim: error: --set particles.regions[0].count=1125899906842624: particles.regions "
-                         "(1125899906842624 particles) needs 272 PiB of host memory (grid ", 0) == 0);
+                         "(1125899906842624 particles) needs 292 PiB of host memory (grid ", 0) == 0);
   CHECK(seeded.out.find(" available\n") != std::string::npos);
   CHECK_FALSE(std::filesystem::exists(dir + "/out"));
 }

@@ -34,7 +34,7 @@ def main():
             "grid/solid": ((ny, nx), np.uint8), "grid/u": ((ny, nx + 1), np.float32),
             "grid/v": ((ny + 1, nx), np.float32), "grid/phi": ((ny, nx), np.float32),
             "particles/position": ((n, 3), np.float32), "particles/velocity": ((n, 3), np.float32),
-            "particles/id": ((n,), np.uint32), "particles/diameter": ((n,), np.float32),
+            "particles/id": ((n,), np.uint64), "particles/diameter": ((n,), np.float32),
         }
         for name, (shape, dtype) in shapes.items():
             expect(name in f and f[name].shape == shape and f[name].dtype == dtype,

@@ -43,8 +43,7 @@ std::string memory_shortfall(const Config& cfg, const MemoryNeed& need, uint64_t
 
 // Throws std::runtime_error with one line when the run does not fit: the
 // host memory, then, when the run resolves to the CUDA backend, the device
-// memory (and the kernels' 32-bit counts), then the particle slots against
-// the 32-bit ids (check_particle_slots). Creates and allocates nothing.
+// memory (and the kernels' 32-bit counts). Creates and allocates nothing.
 // Over several ranks, `ranks_on_host` processes of the run share this host's
 // memory, each holding the whole grid and every particle slot (the slabs'
 // storage, sim/parallel/slab_rows.hpp): they must fit together.

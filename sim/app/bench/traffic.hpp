@@ -128,13 +128,13 @@ inline Cost momentum(double n_faces, bool solids = false, AdvectionScheme scheme
 inline Cost project(double n_faces, bool solids = false) { return {n_faces * (5 * kFloat + mask(solids)), n_faces * 8}; }
 
 // --- particles, per slot -------------------------------------------------
-// Bytes of one particle's update. AoS streams the whole 28-byte record both
+// Bytes of one particle's update. AoS streams the whole 32-byte record both
 // ways: the 16 written bytes (x, y, vx, vy) of consecutive records dirty
 // every sector. SoA reads x, y, vx, vy, d, alive (24 B) and writes x, y, vx,
 // vy (16 B; alive only when a particle leaves). A dead slot reads only its
-// alive flag (SoA 4 B; AoS the record's sectors, 28 B).
+// alive flag (SoA 4 B; AoS the record's sectors, 32 B).
 inline double particle_bytes(Layout layout, bool alive) {
-  if (layout == Layout::aos) return alive ? 56.0 : 28.0;
+  if (layout == Layout::aos) return alive ? 64.0 : 32.0;
   return alive ? 40.0 : kFloat;
 }
 // Per alive particle: 2 bilinear samples (stencil 7 + bilinear 11 each),
@@ -194,30 +194,38 @@ inline Cost deposit(Deposit mode, double slots, const Grid& g) {
 
 // The implicit two-way coupling (sim/particle_physics.hpp), per step, on top
 // of the particle step: pass 1 reads each particle's position, diameter and
-// alive flag (SoA 16 B, AoS the 28-byte record) and deposits its mass; pass
-// 2 reads the record again (SoA 24 B) with M at its faces and deposits B and
-// A; the face update reads u, v, M, A, B (32 B per face point), writes u, v
+// alive flag (SoA 16 B, AoS the 32-byte record) and deposits its mass; pass
+// 2 reads the record again (SoA 24 B) with M and u, v at its faces and
+// deposits B and A; the face update reads u, v, M, A, B (32 B per face point), writes u, v
 // and zeroes M, A, B for the next step (32 B); the particle step reads M
 // again (8 B per face point). Three deposits: with atomics three times the
 // one; sorted, the pairs are sorted once and each quantity gathered (8 B
-// per pair), reduced (8 B) and scattered by run (24 B).
+// per pair), reduced (8 B) and scattered by run (24 B). The reaction to the
+// particles' share of the projection (every mode): the particle step writes
+// each slot's record of what it took (16 B), a pass reads it and adds it onto
+// two 64-bit integers per face point (16 B read and written), and the face
+// pass reads them, the impulse (u, v after and before, 16 B) and stage
+// (8 B), writes stage (8 B) and zeroes the integers (16 B).
 // gather: the keys read each slot's position, velocity, alive flag and id
-// (SoA 24 B), the mass pass x, y, d through the sorted slot (SoA 12 B), the
-// drag pass x, y, vx, vy, d (SoA 20 B) (AoS 28 B each); the drag pass reads
+// (SoA 28 B), the mass pass x, y, d through the sorted slot (SoA 12 B), the
+// drag pass x, y, vx, vy, d (SoA 20 B) (AoS 32 B each); the drag pass reads
 // the key and slot (8 B) and writes B and A of both components (16 B); its
 // face pass reads the node ranges (8 B per node), per particle the key,
 // weights and B, A of both components (36 B), and fu, fv of B and A (32 B
 // per face point).
+inline Cost reaction(double alive, double slots, const Grid& g) {
+  return {slots * 32 + faces(g) * (16 + 16 + 16 + 16 + 16), alive * 8 * 2 + faces(g) * 12};
+}
 inline Cost coupling(Deposit mode, double alive, double slots, Layout layout, const Grid& g) {
   if (mode == Deposit::gather) {
     const bool aos = layout == Layout::aos;
-    const double records = slots * (aos ? 28.0 : 24.0) + alive * ((aos ? 28.0 : 12.0) + (aos ? 28.0 : 20.0));
+    const double records = slots * (aos ? 32.0 : 28.0) + alive * ((aos ? 32.0 : 12.0) + (aos ? 32.0 : 20.0));
     const Cost c{records + faces(g) * (2 * kFloat + 64 + 2 * kFloat), alive * 60};
-    return c + deposit(mode, slots, g) +
+    return c + deposit(mode, slots, g) + reaction(alive, slots, g) +
            Cost{alive * (8 + 16 + 36) + gather_nodes(g) * 8 + faces(g) * 8 * kFloat, alive * 4 * 2};
   }
-  const double records = alive * ((layout == Layout::aos ? 28.0 : 16.0) + (layout == Layout::aos ? 28.0 : 24.0));
-  Cost c{records + faces(g) * (2 * kFloat + 64 + 2 * kFloat), alive * 60};
+  const double records = alive * ((layout == Layout::aos ? 32.0 : 16.0) + (layout == Layout::aos ? 32.0 : 24.0));
+  Cost c = Cost{records + faces(g) * (2 * kFloat + 64 + 2 * kFloat), alive * 60} + reaction(alive, slots, g);
   if (mode == Deposit::atomic) return c + 3.0 * deposit(mode, slots, g);
   // fixed: as atomic with 64-bit sums, plus the bounds pass (the record
   // again, 16 B) and M from its integers (16 B read, 8 B written, 16 B zeroed
@@ -229,13 +237,13 @@ inline Cost coupling(Deposit mode, double alive, double slots, Layout layout, co
 }
 
 // Sorting particles by cell every `every` steps, per step: keys from x, y,
-// alive (SoA 12 B read, AoS 28), key and slot written (8 B), a histogram
+// alive (SoA 12 B read, AoS 32), key and slot written (8 B), a histogram
 // read and `passes` passes over (key, slot) pairs (16 B each), then every
-// record gathered (28 B read, 28 B written).
+// record gathered (32 B read, 32 B written).
 inline Cost particle_sort(double slots, Layout layout, const Grid& g, int64_t every) {
   if (every <= 0) return {};
   const int passes = radix_passes(key_bits(static_cast<uint64_t>(g.nx) * static_cast<uint64_t>(g.ny)));
-  const double per = (layout == Layout::aos ? 28 : 12) + 8 + 4 + 16.0 * passes + 56;
+  const double per = (layout == Layout::aos ? 32 : 12) + 8 + 4 + 16.0 * passes + 64;
   return (1.0 / static_cast<double>(every)) * Cost{slots * per, slots * 4};
 }
 
