@@ -97,11 +97,14 @@ __device__ __forceinline__ real from_fixed(unsigned long long s, int e) {
 constexpr int kBoundsBlock = 256;
 
 // The bounds of what one live particle deposits: its mass onto M; onto B
-// and A, m alpha and m (alpha v - beta_m1 g dt) with 0 <= alpha <= 1 and
-// |beta_m1| <= 1 (sim/particle_physics.hpp, coupling_coeffs), so
-// m max(1, |v_x| + |g_x dt|, |v_y| + |g_y dt|). One atomicMax per warp.
+// and A, m alpha and m (alpha s - beta_m1 g dt) with its slip s = v - u(x_p)
+// against the fluid of the step's start, 0 <= alpha <= 1 and |beta_m1| <= 1
+// (sim/particle_physics.hpp, coupling_coeffs), so m max(1, |s_x| + |g_x dt|,
+// |s_y| + |g_y dt|). One atomicMax per warp.
 template <class View, class KP>
-__global__ void __launch_bounds__(kBoundsBlock) fixed_bounds_kernel(KP kp, View p, unsigned int* __restrict__ bounds) {
+__global__ void __launch_bounds__(kBoundsBlock) fixed_bounds_kernel(KP kp, View p, const real* __restrict__ u,
+                                                                    const real* __restrict__ v,
+                                                                    unsigned int* __restrict__ bounds) {
   const Constants& k = kp.get();
   const int64_t i = static_cast<int64_t>(blockIdx.x) * kBoundsBlock + threadIdx.x;
   float bm = 0.f, bd = 0.f;
@@ -109,8 +112,10 @@ __global__ void __launch_bounds__(kBoundsBlock) fixed_bounds_kernel(KP kp, View 
     const real x = p.x(i), y = p.y(i), vx = p.vx(i), vy = p.vy(i);
     if (p.alive(i) != 0 && finite_motion({x, y, vx, vy})) {
       const real m = particle_mass(p.d(i), k);
+      real ufx, ufy;
+      sample_velocity(Loaded<LdgAccess>{u}, Loaded<LdgAccess>{v}, x, y, k, ufx, ufy);
       bm = m;
-      bd = m * fmaxf(1.f, fmaxf(fabsf(vx) + fabsf(k.g_eff_x * k.dt), fabsf(vy) + fabsf(k.g_eff_y * k.dt)));
+      bd = m * fmaxf(1.f, fmaxf(fabsf(vx - ufx) + fabsf(k.g_eff_x * k.dt), fabsf(vy - ufy) + fabsf(k.g_eff_y * k.dt)));
     }
   }
 #pragma unroll
@@ -855,7 +860,7 @@ void couple_particles(const Exec& e, const DeviceParticles& p, const CouplingArg
       } else if (a.deposit == Deposit::fixed) {
         SIM_CUDA_CHECK(cudaMemsetAsync(a.fixed.bounds, 0, 2 * sizeof(unsigned int), e.stream));
         const unsigned bound_blocks = static_cast<unsigned>((slots + kBoundsBlock - 1) / kBoundsBlock);
-        fixed_bounds_kernel<<<bound_blocks, kBoundsBlock, 0, e.stream>>>(kp, view, a.fixed.bounds);
+        fixed_bounds_kernel<<<bound_blocks, kBoundsBlock, 0, e.stream>>>(kp, view, a.f.u, a.f.v, a.fixed.bounds);
         SIM_CUDA_CHECK_LAUNCH("fixed_bounds_kernel");
         if (a.after_bounds) a.after_bounds();
         mass_deposit_kernel<View, KP, DepositMode::fixed>

@@ -218,3 +218,37 @@ TEST_CASE("gpu: a uniform suspension in a closed box settles at v_t with the flu
         }
     }
 }
+
+// deposit=fixed scales its integers from a bound on what one particle
+// deposits. A's contribution is m (alpha s - (beta - 1) g dt) with s the
+// slip against the fluid: four particles at rest in a stream of 100 m/s
+// (alpha ~ 0.5) deposit ~50 times a bound taken from their own velocity
+// (m max(1 m/s, |v| + |g dt|)), and with 4 slots, all near one face, its
+// sum passes the integers' headroom (4 to 8 times bound x slots). The same
+// step as the CPU's.
+TEST_CASE("gpu: deposit=fixed bounds the drag by the particles' slip, not their velocity (particles at rest in a fast stream)") {
+  sim::Config c = sim::test::quiet_box(16);
+  for (sim::BoundarySide* s : {&c.left, &c.right, &c.bottom, &c.top}) s->kind = sim::BoundaryKind::periodic;
+  c.lx = c.ly = 1.6;
+  c.density = 1000.0;
+  c.viscosity = 1e-3;  // tau_p = 0.14 ms for d = 1 mm
+  c.particle_density = 2500.0;
+  c.initial = sim::InitialFlow::uniform;
+  c.initial_u = 100.0;
+  c.two_way = true;
+  c.dt = 1e-4;
+  c.regions.push_back({0.70, 0.70, 0.701, 0.701, 4, 1e-3, 1e-3, 0.0, 0.0});
+  c.lz = 1e-4;
+  sim::SimState s[2];
+  for (const sim::BackendKind b : {sim::BackendKind::cpu, sim::BackendKind::cuda}) {
+    sim::Config cb = c;
+    cb.backend = b;
+    if (b == sim::BackendKind::cuda) cb.deposit = sim::Deposit::fixed;
+    s[b == sim::BackendKind::cuda] = sim::test::run_steps(cb, 1);
+  }
+  const sim::test::Differences d = sim::test::gpu_vs_cpu(s[1], s[0], false);
+  INFO(d.text());
+  CHECK(d.same_slots);
+  CHECK(d.fluid() < kGatherBound);
+  CHECK(d.particles() < kGatherBound);
+}
