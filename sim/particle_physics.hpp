@@ -534,7 +534,7 @@ SIM_HD real response_mean_weight_of(real z, real one_minus_e) {
 // growing step by step (a periodic cloud at loading 10 blew up in 15 steps).
 SIM_HD real reaction_share(real took, real du, const Constants& k) {
   const real most = k.cell_mass * fabsf(du);
-  return fminf(fmaxf(took, -most), most);
+  return clampf(took, -most, most);
 }
 
 // What no face could pay (reaction_share), spread evenly as the velocity
@@ -568,7 +568,8 @@ SIM_HD real reaction_velocity(double left, int64_t faces, const Constants& k) {
 // particles are locked to the fluid (dt >> tau_p) both shares are 1, as kappa
 // is. Below a loading of 1e-3 the fluid takes no impulse worth sharing
 // (G ~ phi) and the two parts cancel in float: kappa there.
-SIM_HD real impulse_share(const CouplingCoeffs& c, real slip_free, real g_dt) {
+// `er` = e^{-r}, r = dt / tau_p (the same for both components of a particle).
+SIM_HD real impulse_share(const CouplingCoeffs& c, real er, real slip_free, real g_dt) {
   const real phi = c.phi, z = c.z;
   if (!(phi >= real(1e-3)) || !(z > real(0))) return c.kappa;
   // e^{-z}, 1 - e^{-z} and q from the coefficients (alpha = (1 - E)/(1 + phi E))
@@ -576,7 +577,6 @@ SIM_HD real impulse_share(const CouplingCoeffs& c, real slip_free, real g_dt) {
   const real den = real(1) + phi * e;
   const real one_minus_e = c.alpha * den, q = real(1) + c.beta_m1 * den;
   const real r = z / (real(1) + phi), pr = z - r;  // pr = phi r
-  const real er = expf(-r);
   // e^{-phi r} - 1 without cancellation; E - e^{-r} = e^{-r} (e^{-phi r} - 1)
   const real t = pr < real(0.5) ? expm1f(-pr) : (er > real(0) ? e / er - real(1) : real(-1));
   const real p1 = r < real(1e-2) ? real(1) - r * (real(0.5) - r * (real(1) / real(6))) : (real(1) - er) / r;
@@ -599,8 +599,9 @@ SIM_HD ParticleUpdate update_coupled_particle(ParticleMotion s, real d, real ufx
                                               real& took_x, real& took_y) {
   ParticleUpdate u;
   u.s = coupled_drag_step(s, ufx, ufy, cx, cy, k);
-  const real dvx = impulse_share(cx, s.vx - ufx, k.g_eff_x * k.dt) * dux;
-  const real dvy = impulse_share(cy, s.vy - ufy, k.g_eff_y * k.dt) * duy;
+  const real er = expf(-drag_rate(d, k));
+  const real dvx = impulse_share(cx, er, s.vx - ufx, k.g_eff_x * k.dt) * dux;
+  const real dvy = impulse_share(cy, er, s.vy - ufy, k.g_eff_y * k.dt) * duy;
   took_x = dvx;
   took_y = dvy;
   u.s.vx += dvx;
