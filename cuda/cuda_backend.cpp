@@ -853,10 +853,13 @@ class CudaBackend final : public Backend {
   DeviceBuffer<real> gather_mass_;
   DeviceBuffer<int2> gather_nodes_;
   VelocityTextures textures_, stage_textures_;  // sampling=texture: current, and stage (two-way)
-  DeviceBuffer<double> impulse_partials_, impulse_gained_;
-  DeviceBuffer<float4> took_;             // two-way: per slot, what the particle took from the projection
+  // two-way: the particles' share of the projection (ImpulseFields): per
+  // slot what each took and their bound, per face the same deposited
+  // (integers, zero between steps), the pay pass's partials and their sum
+  DeviceBuffer<float4> took_;
   DeviceBuffer<unsigned int> took_bound_;
-  DeviceBuffer<unsigned long long> took_u_, took_v_;  // ... deposited per face (zero between steps)  // two-way: the particles' share of the projection
+  DeviceBuffer<unsigned long long> took_u_, took_v_;
+  DeviceBuffer<double> impulse_partials_, impulse_gained_;
   int64_t fluid_faces_[2] = {0, 0};                        // active faces not touching a solid, u and v
   DeviceBuffer<float4> u4_, v4_;  // sampling=packed
   std::unique_ptr<CudaPoisson> poisson_;  // after poisson_setup

@@ -186,8 +186,6 @@ struct ImpulseFields {
 // in impulse->took.
 void step_particles(const Exec& e, const DeviceParticles& p, const ParticleStepArgs& a,
                     const ImpulseFields* impulse = nullptr);
-// How many blocks step_particles launches for `slots` particle slots.
-unsigned particle_step_blocks(int64_t slots);
 // How many blocks a pass over this rank's face rows launches (the partials of pay_reaction).
 unsigned face_pass_blocks(const Exec& e);
 // The fluid's reaction to what the particles took (give_back_reaction in

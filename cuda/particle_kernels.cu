@@ -784,8 +784,6 @@ void step_particles(const Exec& e, const DeviceParticles& p, const ParticleStepA
   });
 }
 
-unsigned particle_step_blocks(int64_t slots) { return blocks_for(slots); }
-
 namespace {
 constexpr unsigned kFaceBlockX = 32, kFaceBlockY = 8;
 dim3 face_pass_grid(const Exec& e) {

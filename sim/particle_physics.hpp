@@ -522,13 +522,13 @@ SIM_HD real response_mean_weight_of(real z, real one_minus_e) {
 
 // The fluid's reaction to the particles' share of the projection's impulse,
 // on one fluid face of mass m_f: the particles around it took `took` (sum_p
-// w_pf m_p kappa_p du(x_p), deposited) and it pays that back, at most its
-// own impulse du times its mass (its velocity gain back to zero; a face
-// whose particles outweigh it, phi kappa > 1, pays only that). Paid where
+// w_pf m_p s_p du(x_p), s_p their impulse_share, deposited) and it pays that
+// back, at most its own impulse du times its mass (its velocity gain back to
+// zero; a face whose particles outweigh it, phi s > 1, pays only that). Paid where
 // taken, the pressure's impulse on a cloud is shared by both phases there
 // (the mixture's inertia), whatever dt / tau_p is; spread evenly over the
 // domain instead, it moved momentum from the cloud to the whole fluid, by a
-// share that depended on kappa and so on dt (the main job's kinetic energy
+// share that depended on dt / tau_p (the main job's kinetic energy
 // moved 2% from dt to dt/10). Paying more than its impulse would reverse
 // a face's gain and feed the impulse back into the slip around a dense cloud,
 // growing step by step (a periodic cloud at loading 10 blew up in 15 steps).

@@ -710,12 +710,11 @@ void CpuBackend::give_back_reaction(int64_t n) {
       vs_[c] -= real(2) * pv / k_.cell_mass;
       left_x += static_cast<double>(au_[c]) - static_cast<double>(pu);
       left_y += static_cast<double>(av_[c]) - static_cast<double>(pv);
-      au_[c] = av_[c] = real(0);
     }
     reaction_rows_[static_cast<size_t>(2 * (j - j0))] = left_x;
     reaction_rows_[static_cast<size_t>(2 * (j - j0) + 1)] = left_y;
   }
-  // the halo rows may hold a fold's leftovers: A is zero everywhere between steps
+  // A is zero everywhere between steps (the halo rows too, which may hold a fold's leftovers)
   std::fill(au_.begin(), au_.end(), real(0));
   std::fill(av_.begin(), av_.end(), real(0));
   double left_x = 0, left_y = 0;
