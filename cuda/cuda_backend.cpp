@@ -155,6 +155,16 @@ class CudaBackend final : public Backend {
         fluid_faces_[0] += active_u(i, j, k_) && !(k_.has_solids && solid_u(s.open.data(), c));
         fluid_faces_[1] += active_v(i, j, k_) && !(k_.has_solids && solid_v(s.open.data(), c, k_.pitch));
       }
+    // the boundary links of this rank's face rows (sim/boundary_flux.hpp)
+    link_host_ = boundary_links(cfg_, g_, k_, s.open, exec_.row0, exec_.face_row_end());
+    if (!link_host_.links.empty()) {
+      links_.allocate(link_host_.links.size(), "boundary links");
+      links_.upload(link_host_.links.data(), link_host_.links.size(), st);
+      link_first_.allocate(link_host_.first.size(), "boundary link offsets");
+      link_first_.upload(link_host_.first.data(), link_host_.first.size(), st);
+      link_sums_.allocate(kBoundaryParts * kBoundaryOwners * 2, "boundary sums");
+      link_sums_.zero(st);
+    }
     if (plan_.advection_clearance) {
       const std::vector<real> clear = advection_clearance_field(cfg_, g_, s.open);
       clearance_.upload(clear.data(), clear.size(), st);
@@ -522,6 +532,24 @@ class CudaBackend final : public Backend {
     velocity_halo(u_.data(), v_.data());
   }
 
+  void boundary_flux(VelocityField in, int stage) override {
+    if (link_host_.links.empty()) return;
+    const auto [u, v] = velocity(in);
+    cuda::boundary_link_flux(exec_.stream, k_dev_.data(), links_.data(), link_first_.data(), u, v, open_.data(),
+                             plan_.advection_clearance ? clearance_.data() : nullptr,
+                             link_part(stage == 0 ? kPartFlux0 : kPartFlux1));
+  }
+  void boundary_pressure(int stage) override {
+    if (link_host_.links.empty()) return;
+    double* out = link_part(stage == 0 ? kPartPressure0 : kPartPressure1);
+    if (poisson_ || fft_)
+      cuda::boundary_link_pressure(exec_.stream, k_dev_.data(), links_.data(), link_first_.data(),
+                                   poisson_ ? poisson_->x() : x_.data(), out);
+    else
+      cuda::boundary_link_pressure(exec_.stream, k_dev_.data(), links_.data(), link_first_.data(), phi_.data(), out);
+  }
+  double* link_part(int part) { return link_sums_.data() + static_cast<size_t>(part) * kBoundaryOwners * 2; }
+
   // ---- transform solve (cuda/cuda_fft.hpp) ----
   void fft_setup(const PoissonHierarchy& h) override {
     if (ranks_) throw std::logic_error("cuda: " + transform_refusal());
@@ -560,6 +588,18 @@ class CudaBackend final : public Backend {
       d.particle_mean_v[1] = d.alive > 0 ? vsum[1] / d.alive : 0.0;
       d.counters.removed = ranks_->sum(d.counters.removed);
       d.counters.recycled = ranks_->sum(d.counters.recycled);
+    }
+    if (measures_boundaries(cfg_)) {
+      BoundarySums all;
+      if (!link_host_.links.empty()) {
+        link_sums_.download(&all.part[0][0][0], link_sums_.size(), exec_.stream);
+        stream_.synchronize();
+      }
+      if (ranks_)  // each rank's sums, added in rank order
+        for (auto& part : all.part)
+          for (auto& owner : part)
+            for (double& x : owner) x = ranks_->sum(x);
+      set_boundary_diagnostics(all, static_cast<int>(cfg_.obstacles.size()), d);
     }
     return d;
   }
@@ -836,6 +876,12 @@ class CudaBackend final : public Backend {
   DeviceBuffer<Constants> k_dev_;
   DeviceBuffer<real> u_, v_, uh_, vh_, us_, vs_, phi_, phi2_, rhs_, open_;
   DeviceBuffer<real> clearance_;  // MemoryPlan::advection_clearance
+  // The boundary links of this rank's rows and the step's four parts of
+  // their sums (sim/boundary_flux.hpp; MemoryPlan::reductions)
+  BoundaryLinks link_host_;
+  DeviceBuffer<BoundaryLink> links_;
+  DeviceBuffer<int> link_first_;
+  DeviceBuffer<double> link_sums_;
   DeviceBuffer<double> partials_, scalars_;
   PinnedBuffer<double> host_scalars_{8};
   DeviceBuffer<unsigned char> reduce_ws_, sort_ws_, deposit_ws_;

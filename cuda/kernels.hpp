@@ -14,6 +14,7 @@
 
 #include "cuda/device_buffer.hpp"
 #include "sim/backend.hpp"
+#include "sim/boundary_flux.hpp"
 #include "sim/constants.hpp"
 #include "sim/injection.hpp"
 #include "sim/particles.hpp"
@@ -97,6 +98,16 @@ void copy_particle_dt(const Constants* k_dev, cudaStream_t s);
 // scheme with obstacles (else may be null).
 void momentum_stage(const Exec& e, const StencilOpts& o, const real* ui, const real* vi, const real* ub,
                     const real* vb, const real* open, const real* clearance, real* uo, real* vo, real a, real b, real cl);
+// The boundary links' sums of one part of the step (sim/boundary_flux.hpp)
+// into out[2 * owner + component], one block per owner: the L of velocity
+// (u, v), or the pressure p. `clear`: the advection clearance, or null.
+void boundary_link_flux(cudaStream_t s, const Constants* k_dev, const BoundaryLink* links, const int* first,
+                        const real* u, const real* v, const real* open, const real* clear, double* out);
+void boundary_link_pressure(cudaStream_t s, const Constants* k_dev, const BoundaryLink* links, const int* first,
+                            const real* p, double* out);
+void boundary_link_pressure(cudaStream_t s, const Constants* k_dev, const BoundaryLink* links, const int* first,
+                            const double* p, double* out);
+
 // u = u** - dt grad phi on active faces.
 void project(const Exec& e, const StencilOpts& o, const real* phi, const real* open, real* u, real* v);
 void fill_velocity_halo(const Exec& e, real* u, real* v);

@@ -49,6 +49,10 @@ MemoryPlan plan_memory(const Config& cfg, const Grid& g, const StencilOpts& o, b
              sizeof(Constants);
   const Exec e{nullptr, ConstantsIn::constant, nullptr, g.nx, g.ny};
   p.reductions = static_cast<size_t>(cell_blocks(e, o)) * sizeof(double) + kReduceWorkspace;
+  // the boundary links and their sums (sim/boundary_flux.hpp)
+  if (measures_boundaries(cfg))
+    p.reductions += static_cast<size_t>(boundary_link_bound(cfg)) * sizeof(BoundaryLink) +
+                    (kBoundaryOwners + 1) * sizeof(int) + kBoundaryParts * kBoundaryOwners * 2 * sizeof(double);
 
   if (solves_by_transform(cfg, ranks))
     p.transform = g.size() * sizeof(double) + CudaFftPoisson::bytes(g.nx, g.ny);

@@ -40,6 +40,16 @@ struct Diagnostics {
   double particle_mean_v[2] = {0, 0};    // mean particle velocity [m/s]
   int64_t alive = 0;
   ParticleCounters counters;
+  // The last step's momentum exchange with the boundaries
+  // (sim/boundary_flux.hpp), per unit depth, in the step's Heun average;
+  // measured where measures_boundaries(cfg) (an obstacle, an inflow or an
+  // outflow), else all zero and `boundaries` false.
+  bool boundaries = false;
+  double side_intake[4][2] = {};  // x, y momentum the fluid took in through each Side [N/m]
+  // The force the fluid exerted on each obstacle (config order): pressure,
+  // viscous stress and the advective flux of the held faces [N/m]. Not the
+  // particles' contacts or drag on the solid faces.
+  double obstacle_force[kMaxObstacles][2] = {};
 };
 
 // Primitives of the pressure Poisson solve; iterative drivers in
@@ -212,6 +222,13 @@ class Backend : public PressureOps {
   // that share back to the fluid in stage, the second stage's base.
   virtual void couple_fluid() = 0;
   virtual void project() = 0;  // u = u** - dt grad phi; halo filled after
+  // The step's momentum exchange with the boundaries (sim/boundary_flux.hpp),
+  // kept for diagnostics(); nothing where the case does not measure it.
+  // boundary_flux: the links' L of stage `stage` (0, 1) from `in`, right
+  // after that stage's rk_stage; boundary_pressure: the links' share of the
+  // pressure the stage's projection just used.
+  virtual void boundary_flux(VelocityField in, int stage) = 0;
+  virtual void boundary_pressure(int stage) = 0;
   virtual Diagnostics diagnostics() = 0;
   // Alive particles whose position or velocity was not finite in a particle
   // step since the last upload (counted inside the particle step itself).

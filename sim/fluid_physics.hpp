@@ -7,29 +7,46 @@
 
 namespace sim {
 
+// The advective fluxes of a face's momentum through the four sides of its
+// control volume (w, e at x -+ h/2; s, n at y -+ h/2), each the product of
+// the advecting and the advected velocity there. A flux between two faces
+// is the same number in both faces' sums (the scheme is conservative), so
+// what crosses a side of a face that borders a held face or a domain side
+// is momentum the fluid exchanges with that boundary (sim/boundary_flux.hpp).
+struct Fluxes {
+  real w, e, s, n;
+};
+
+// The advection -(dF/dx + dG/dy) of a face from its fluxes.
+SIM_HD real flux_divergence(const Fluxes& f, const Constants& k) {
+  return -((f.e - f.w) * k.inv_dx + (f.n - f.s) * k.inv_dy);
+}
+
 // Momentum advection of u at face (i, j) in conservative form,
 //   A_u = -( d(u u)/dx + d(u v)/dy ),
 // second-order central differences. Neighbours: u at w/e/s/n, v at the
 // face's four corners: vsw = v(i-1, j), vse = v(i, j), vnw = v(i-1, j+1), vne = v(i, j+1).
+SIM_HD Fluxes central_fluxes_u(real uc, real uw, real ue, real us, real un, real vsw, real vse, real vnw, real vne) {
+  const real ue_c = real(0.5) * (uc + ue), uw_c = real(0.5) * (uw + uc);
+  const real vn = real(0.5) * (vnw + vne), vs = real(0.5) * (vsw + vse);
+  return {uw_c * uw_c, ue_c * ue_c, vs * real(0.5) * (us + uc), vn * real(0.5) * (uc + un)};
+}
 SIM_HD real advect_u_point(real uc, real uw, real ue, real us, real un, real vsw, real vse,
                            real vnw, real vne, const Constants& k) {
-  const real ue_c = real(0.5) * (uc + ue), uw_c = real(0.5) * (uw + uc);
-  const real duu_dx = (ue_c * ue_c - uw_c * uw_c) * k.inv_dx;
-  const real vn = real(0.5) * (vnw + vne), vs = real(0.5) * (vsw + vse);
-  const real duv_dy = (vn * real(0.5) * (uc + un) - vs * real(0.5) * (us + uc)) * k.inv_dy;
-  return -(duu_dx + duv_dy);
+  return flux_divergence(central_fluxes_u(uc, uw, ue, us, un, vsw, vse, vnw, vne), k);
 }
 
 // Momentum advection of v at face (i, j): A_v = -( d(u v)/dx + d(v v)/dy ).
 // Neighbours: v at w/e/s/n, u at the face's corners: usw = u(i, j-1),
 // use = u(i+1, j-1), unw = u(i, j), une = u(i+1, j).
+SIM_HD Fluxes central_fluxes_v(real vc, real vw, real ve, real vs, real vn, real usw, real use, real unw, real une) {
+  const real ue = real(0.5) * (use + une), uw = real(0.5) * (usw + unw);
+  const real vn_c = real(0.5) * (vc + vn), vs_c = real(0.5) * (vs + vc);
+  return {uw * real(0.5) * (vw + vc), ue * real(0.5) * (vc + ve), vs_c * vs_c, vn_c * vn_c};
+}
 SIM_HD real advect_v_point(real vc, real vw, real ve, real vs, real vn, real usw, real use,
                            real unw, real une, const Constants& k) {
-  const real ue = real(0.5) * (use + une), uw = real(0.5) * (usw + unw);
-  const real duv_dx = (ue * real(0.5) * (vc + ve) - uw * real(0.5) * (vw + vc)) * k.inv_dx;
-  const real vn_c = real(0.5) * (vc + vn), vs_c = real(0.5) * (vs + vc);
-  const real dvv_dy = (vn_c * vn_c - vs_c * vs_c) * k.inv_dy;
-  return -(duv_dx + dvv_dy);
+  return flux_divergence(central_fluxes_v(vc, vw, ve, vs, vn, usw, use, unw, une), k);
 }
 
 // ---- fluid.advection = "quick" ----------------------------------------
@@ -169,11 +186,11 @@ SIM_HD AdvectionReach reach_v(int i, int j, int c, const Flags& clearance, const
           cells_inside_y(j - 1, j + 1, k) && clear(clearance[c], kClearVy)};
 }
 
-// QUICK advection of u at a face, over its neighbourhood (offsets up to 2).
+// QUICK fluxes of u at a face, over its neighbourhood (offsets up to 2).
 // The y fluxes sit at the corners j and j+1 (j: the face's own row); their
 // second derivatives come from corner_product at corners j-1 .. j+2.
 template <class N>
-SIM_HD real quick_advect_u(const N& n, const AdvectionReach& r, const Constants& k) {
+SIM_HD Fluxes quick_fluxes_u(const N& n, const AdvectionReach& r) {
   const real um2 = n(0, -2, 0), um1 = n(0, -1, 0), u0 = n(0, 0, 0), up1 = n(0, 1, 0), up2 = n(0, 2, 0);
   const real fe = normal_flux(r.e, um1, u0, up1, up2);
   const real fw = normal_flux(r.w, um2, um1, u0, up1);
@@ -196,12 +213,12 @@ SIM_HD real quick_advect_u(const N& n, const AdvectionReach& r, const Constants&
   } else {
     gs = central_flux(us1, u0, vs_w, vs_e);
   }
-  return -((fe - fw) * k.inv_dx + (gn - gs) * k.inv_dy);
+  return {fw, fe, gs, gn};
 }
 
-// QUICK advection of v at a face: x fluxes at the corners i and i+1.
+// QUICK fluxes of v at a face: x fluxes at the corners i and i+1.
 template <class N>
-SIM_HD real quick_advect_v(const N& n, const AdvectionReach& r, const Constants& k) {
+SIM_HD Fluxes quick_fluxes_v(const N& n, const AdvectionReach& r) {
   const real vm2 = n(1, 0, -2), vm1 = n(1, 0, -1), v0 = n(1, 0, 0), vp1 = n(1, 0, 1), vp2 = n(1, 0, 2);
   const real gn = normal_flux(r.n, vm1, v0, vp1, vp2);
   const real gs = normal_flux(r.s, vm2, vm1, v0, vp1);
@@ -224,7 +241,7 @@ SIM_HD real quick_advect_v(const N& n, const AdvectionReach& r, const Constants&
   } else {
     fw = central_flux(vw1, v0, uw_s, uw_n);
   }
-  return -((fe - fw) * k.inv_dx + (gn - gs) * k.inv_dy);
+  return {fw, fe, gs, gn};
 }
 
 // Storage offset of the point di cells from index i along an axis of n
@@ -239,24 +256,32 @@ SIM_HD int wide_offset(int i, int di, int n, bool periodic, int last) {
   return g < -1 ? -1 - i : g > last ? last - i : di;
 }
 
-// The advection of the momentum stage, over a face's neighbourhood: `n(q, di, dj)`
-// is velocity component q (0 = u, 1 = v) at offset (di, dj) from the face,
-// as a backend loop or a kernel's memory strategy fetches it. A
-// neighbourhood of radius 1 (N::kRadius) serves only the central scheme;
-// quick needs radius 2 and the face's reach.
+// The advective fluxes of the momentum stage, over a face's neighbourhood:
+// `n(q, di, dj)` is velocity component q (0 = u, 1 = v) at offset (di, dj)
+// from the face, as a backend loop or a kernel's memory strategy fetches
+// it. A neighbourhood of radius 1 (N::kRadius) serves only the central
+// scheme; quick needs radius 2 and the face's reach.
+template <class N>
+SIM_HD Fluxes advection_fluxes_u(const N& n, const AdvectionReach& r, const Constants& k) {
+  if constexpr (N::kRadius >= 2)
+    if (k.advection == static_cast<int>(AdvectionScheme::quick)) return quick_fluxes_u(n, r);
+  return central_fluxes_u(n(0, 0, 0), n(0, -1, 0), n(0, 1, 0), n(0, 0, -1), n(0, 0, 1), n(1, -1, 0), n(1, 0, 0),
+                          n(1, -1, 1), n(1, 0, 1));
+}
+template <class N>
+SIM_HD Fluxes advection_fluxes_v(const N& n, const AdvectionReach& r, const Constants& k) {
+  if constexpr (N::kRadius >= 2)
+    if (k.advection == static_cast<int>(AdvectionScheme::quick)) return quick_fluxes_v(n, r);
+  return central_fluxes_v(n(1, 0, 0), n(1, -1, 0), n(1, 1, 0), n(1, 0, -1), n(1, 0, 1), n(0, 0, -1), n(0, 1, -1),
+                          n(0, 0, 0), n(0, 1, 0));
+}
 template <class N>
 SIM_HD real advection_u(const N& n, const AdvectionReach& r, const Constants& k) {
-  if constexpr (N::kRadius >= 2)
-    if (k.advection == static_cast<int>(AdvectionScheme::quick)) return quick_advect_u(n, r, k);
-  return advect_u_point(n(0, 0, 0), n(0, -1, 0), n(0, 1, 0), n(0, 0, -1), n(0, 0, 1), n(1, -1, 0), n(1, 0, 0),
-                        n(1, -1, 1), n(1, 0, 1), k);
+  return flux_divergence(advection_fluxes_u(n, r, k), k);
 }
 template <class N>
 SIM_HD real advection_v(const N& n, const AdvectionReach& r, const Constants& k) {
-  if constexpr (N::kRadius >= 2)
-    if (k.advection == static_cast<int>(AdvectionScheme::quick)) return quick_advect_v(n, r, k);
-  return advect_v_point(n(1, 0, 0), n(1, -1, 0), n(1, 1, 0), n(1, 0, -1), n(1, 0, 1), n(0, 0, -1), n(0, 1, -1),
-                        n(0, 0, 0), n(0, 1, 0), k);
+  return flux_divergence(advection_fluxes_v(n, r, k), k);
 }
 
 // Five-point Laplacian of a face or cell value.

@@ -160,19 +160,29 @@ void Simulation::heun(Particles particles, Project project) {
     particles();
     t.end(Phase::particles);
   };
+  // the projection, then the boundary links' share of its pressure
+  // (sim/boundary_flux.hpp: each stage's L and pressure weigh 1/2 in u')
+  auto project_stage = [&](int stage) {
+    project(stage);
+    t.begin(Phase::project);
+    backend_->boundary_pressure(stage);
+    t.end(Phase::project);
+  };
   if (!cfg_.two_way) {
     move();
     t.begin(Phase::momentum);
     backend_->copy_velocity(VelocityField::current, VelocityField::saved);
     backend_->rk_stage(VelocityField::saved, VelocityField::saved, VelocityField::current, real(0), real(1), real(1));
+    backend_->boundary_flux(VelocityField::saved, 0);
     t.end(Phase::momentum);
-    project(0);
+    project_stage(0);
     t.begin(Phase::momentum);
     backend_->copy_velocity(VelocityField::current, VelocityField::stage);
     backend_->rk_stage(VelocityField::stage, VelocityField::saved, VelocityField::current, real(0.5), real(0.5),
                        real(0.5));
+    backend_->boundary_flux(VelocityField::stage, 1);
     t.end(Phase::momentum);
-    project(1);
+    project_stage(1);
     return;
   }
   t.begin(Phase::momentum);
@@ -183,16 +193,18 @@ void Simulation::heun(Particles particles, Project project) {
   t.end(Phase::particles);
   t.begin(Phase::momentum);
   backend_->rk_stage(VelocityField::saved, VelocityField::stage, VelocityField::current, real(1), real(0), real(1));
+  backend_->boundary_flux(VelocityField::saved, 0);
   backend_->copy_velocity(VelocityField::current, VelocityField::saved);  // what the projection starts from
   t.end(Phase::momentum);
-  project(0);
+  project_stage(0);
   move();  // against stage, plus the share of current - saved; R into stage
   t.begin(Phase::momentum);
   backend_->copy_velocity(VelocityField::current, VelocityField::saved);  // u1
   backend_->rk_stage(VelocityField::saved, VelocityField::stage, VelocityField::current, real(0.5), real(0.5),
                      real(0.5));
+  backend_->boundary_flux(VelocityField::saved, 1);
   t.end(Phase::momentum);
-  project(1);
+  project_stage(1);
 }
 
 // The step's pressure figures: both solves' iterations, the worse residual.

@@ -16,16 +16,21 @@ enum Stream : uint32_t { kStreamX = 0, kStreamY = 1, kStreamD = 2 };
 
 }  // namespace
 
-bool inside_obstacle(const Config& cfg, double x, double y, double margin) {
-  for (const Obstacle& o : cfg.obstacles) {
+int obstacle_at(const Config& cfg, double x, double y, double margin) {
+  for (size_t k = 0; k < cfg.obstacles.size(); ++k) {
+    const Obstacle& o = cfg.obstacles[k];
     if (o.shape == ObstacleShape::circle) {
       const double r = o.radius + margin;
-      if ((x - o.x) * (x - o.x) + (y - o.y) * (y - o.y) < r * r) return true;
+      if ((x - o.x) * (x - o.x) + (y - o.y) * (y - o.y) < r * r) return static_cast<int>(k);
     } else if (x > o.x0 - margin && x < o.x1 + margin && y > o.y0 - margin && y < o.y1 + margin) {
-      return true;
+      return static_cast<int>(k);
     }
   }
-  return false;
+  return -1;
+}
+
+bool inside_obstacle(const Config& cfg, double x, double y, double margin) {
+  return obstacle_at(cfg, x, y, margin) >= 0;
 }
 
 SimState make_initial_state(const Config& cfg) {

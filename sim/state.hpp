@@ -32,6 +32,9 @@ struct SimState {
 // `margin` (a particle's radius when placing it): the one test the initial
 // state, the open mask and the restart's particle check share.
 bool inside_obstacle(const Config& cfg, double x, double y, double margin = 0.0);
+// The first of the config's obstacles (in config order) that (x, y) lies
+// inside, grown by `margin`, or -1: the obstacle a closed cell belongs to.
+int obstacle_at(const Config& cfg, double x, double y, double margin = 0.0);
 
 // Fluid at its initial condition, obstacles rasterised, particles seeded
 // from the config's regions (deterministic in cfg.seed). Throws for a grid

@@ -17,6 +17,7 @@
 #include "sim/cpu/cpu_poisson.hpp"
 #include "sim/faces.hpp"
 #include "sim/advection.hpp"
+#include "sim/boundary_flux.hpp"
 #include "sim/fluid_physics.hpp"
 #include "sim/halo.hpp"
 #include "sim/injection.hpp"
@@ -73,6 +74,8 @@ class CpuBackend final : public Backend {
     copy_rows(phi_, s.phi, rows_);
     copy_rows(open_, s.open, rows_);
     clearance_ = advection_clearance_field(cfg_, g_, s.open);
+    links_ = boundary_links(cfg_, g_, k_, s.open, row_begin(), face_end());
+    bsums_ = BoundarySums{};
     for (auto* f : {&uh_, &us_}) copy_rows(*f, u_, rows_);
     for (auto* f : {&vh_, &vs_}) copy_rows(*f, v_, rows_);
     parts_ = s.particles;
@@ -286,6 +289,37 @@ class CpuBackend final : public Backend {
     else project_from(phi_.data());
   }
 
+  void boundary_flux(VelocityField in, int stage) override {
+    if (links_.links.empty()) return;
+    const auto [u, v] = velocity(in);
+    const bool quick = k_.advection == static_cast<int>(AdvectionScheme::quick);
+    const real* clear = clearance_.empty() ? nullptr : clearance_.data();
+    const real* open = open_.data();
+    const bool solids = k_.has_solids != 0;
+    const int P = k_.pitch;
+    sum_links(stage == 0 ? kPartFlux0 : kPartFlux1, [&](const BoundaryLink& l, int c) {
+      const FaceNeighbours n{u, v, c, l.i, l.j, k_};
+      AdvectionReach r{};
+      if (quick)
+        r = l.q == 0 ? (clear ? reach_u(l.i, l.j, c, clear, k_) : reach_u(l.i, l.j, c, AllClear{}, k_))
+                     : (clear ? reach_v(l.i, l.j, c, clear, k_) : reach_v(l.i, l.j, c, AllClear{}, k_));
+      const bool lo = solids && (l.q == 0 ? solid_u(open, c - P) : solid_v(open, c - 1, P));
+      const bool hi = solids && (l.q == 0 ? solid_u(open, c + P) : solid_v(open, c + 1, P));
+      return static_cast<double>(link_tendency(n, r, l.q, l.side, lo, hi, k_));
+    });
+  }
+  void boundary_pressure(int stage) override {
+    if (links_.links.empty()) return;
+    const int part = stage == 0 ? kPartPressure0 : kPartPressure1;
+    if (poisson_.active()) {
+      const double* p = poisson_.x().data();
+      sum_links(part, [&](const BoundaryLink& l, int c) { return link_pressure(p, c, l.q, l.side, k_); });
+    } else {
+      const real* p = phi_.data();
+      sum_links(part, [&](const BoundaryLink& l, int c) { return link_pressure(p, c, l.q, l.side, k_); });
+    }
+  }
+
   // Transform solve (sim/cpu/cpu_fft.hpp) into the same float64 x; split
   // over ranks, each rank transforms its share of the row and column
   // blocks (the same bits as one rank) and ends with its rows of the
@@ -408,6 +442,22 @@ class CpuBackend final : public Backend {
     return acc;
   }
 
+  // Part `part` of the step's boundary sums: rho dx dy times `value(link, c)`
+  // summed per owner and component, links in order.
+  template <class Value>
+  void sum_links(int part, Value value) {
+    const double scale = static_cast<double>(k_.rho_f) * k_.dx * k_.dy;
+    for (int o = 0; o < kBoundaryOwners; ++o) {
+      double sum[2] = {0, 0};
+      for (int e = links_.first[o]; e < links_.first[o + 1]; ++e) {
+        const BoundaryLink& l = links_.links[e];
+        sum[l.q] += value(l, at(k_, l.i, l.j));
+      }
+      bsums_.part[part][o][0] = scale * sum[0];
+      bsums_.part[part][o][1] = scale * sum[1];
+    }
+  }
+
   bool solid_u_at(int c) const { return k_.has_solids && solid_u(open_.data(), c); }
   bool solid_v_at(int c) const { return k_.has_solids && solid_v(open_.data(), c, k_.pitch); }
   Nb neighbours_open(int c) const {
@@ -494,6 +544,8 @@ class CpuBackend final : public Backend {
   RowBlocks rows_;  // the static row partition of the grid arrays (first touch)
   HostArray<real> u_, v_, uh_, vh_, us_, vs_, phi_, phi2_, rhs_, open_;
   std::vector<real> clearance_;  // fluid.advection = quick with obstacles: advection_clearance per point
+  BoundaryLinks links_;          // this rank's links (sim/boundary_flux.hpp)
+  BoundarySums bsums_;           // the last step's parts
   // Two-way coupling, per face (sim/particle_physics.hpp): deposited
   // particle mass M, and the implicit drag's A and B; A and B are zero
   // between steps.
@@ -849,6 +901,14 @@ Diagnostics CpuBackend::diagnostics() {
   if (d.alive > 0) {
     d.particle_mean_v[0] /= d.alive;
     d.particle_mean_v[1] /= d.alive;
+  }
+  if (measures_boundaries(cfg_)) {
+    BoundarySums all = bsums_;
+    if (ranks_)  // each rank's sums, added in rank order
+      for (auto& part : all.part)
+        for (auto& owner : part)
+          for (double& x : owner) x = ranks_->sum(x);
+    set_boundary_diagnostics(all, static_cast<int>(cfg_.obstacles.size()), d);
   }
   return d;
 }

@@ -121,4 +121,56 @@ inline TwoBody two_body(double u0, double v0, double phi, double tau, double g, 
   return {mix - phi / (1.0 + phi) * s, mix + s / (1.0 + phi), s, mix0 * t + 0.5 * acc * t * t + slip_integral / (1.0 + phi)};
 }
 
+// A channel 64 x 32 mm (h = 1 mm) with uniform inflow at 1 cm/s on the
+// left, an outflow on the right, no-slip walls, a rectangle and a circle
+// across the stream, water-like fluid starting uniform at the inflow speed,
+// and a cloud of particles (diameter 200 um, density 2500, tau_p = 5.6 ms)
+// moving at 5 cm/s upstream of the obstacles at loading phi (domain.lz set
+// for it), more than two cells from every held face: dt = dt_over_tau tau_p.
+struct ObstacleChannel {
+  Config cfg;
+  double tau = 0;
+};
+
+inline ObstacleChannel obstacle_channel(double phi, double dt_over_tau) {
+  ObstacleChannel o;
+  Config& c = o.cfg;
+  c = quiet_box(64);
+  c.ny = 32;
+  c.lx = 0.064;
+  c.ly = 0.032;
+  c.density = 1000.0;
+  c.viscosity = 1e-6;
+  c.initial = InitialFlow::uniform;
+  c.initial_u = 0.01;
+  c.left.kind = BoundaryKind::inflow;
+  c.left.speed = 0.01;
+  c.right.kind = BoundaryKind::outflow;
+  c.tolerance = 1e-7;
+  c.solver = PressureSolverKind::multigrid;
+  Obstacle box;
+  box.shape = ObstacleShape::rectangle;
+  box.x0 = 0.03;
+  box.x1 = 0.036;
+  box.y0 = 0.012;
+  box.y1 = 0.021;
+  Obstacle round;
+  round.shape = ObstacleShape::circle;
+  round.x = 0.048;
+  round.y = 0.014;
+  round.radius = 0.005;
+  c.obstacles = {box, round};
+  c.particle_density = 2500.0;
+  c.gx = c.gy = 0;
+  c.two_way = true;
+  const double d = 2e-4, m_p = c.particle_density * M_PI / 6 * d * d * d;
+  // 12 x 14 cells of cloud, 16 particles a cell
+  const int64_t count = 12 * 14 * 16;
+  c.regions.push_back({0.006, 0.009, 0.018, 0.023, count, d, d, 0.05, 0.01});
+  c.lz = 16.0 * m_p / (c.density * c.dx() * c.dy() * phi);
+  o.tau = c.particle_density * d * d / (18 * c.density * c.viscosity);
+  c.dt = dt_over_tau * o.tau;
+  return o;
+}
+
 }  // namespace sim::test
