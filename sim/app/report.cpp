@@ -75,6 +75,11 @@ void print_summary(std::ostream& os, const RunSummary& s) {
   os << "fluid: max |div u| " << fmt("%.3g", s.diag.max_div) << " 1/s (x h / max|u| = " << fmt("%.3g", rel_div)
      << "), max |u| " << fmt("%.4g", s.diag.max_speed) << " m/s, kinetic energy " << fmt("%.4g", s.diag.kinetic_energy)
      << " J/m\n";
+  if (s.diag.boundaries)
+    for (size_t k = 0; k < s.obstacles.size(); ++k)
+      os << "obstacle " << k << " (" << s.obstacles[k] << "): the fluid's force on it in the last step ("
+         << fmt("%.6g", s.diag.obstacle_force[k][0]) << ", " << fmt("%.6g", s.diag.obstacle_force[k][1])
+         << ") N/m (x: drag, y: lift; pressure and viscous stress per unit depth)\n";
   os << "particles: " << s.diag.alive << " alive, " << s.diag.counters.removed << " removed at outflows, "
      << s.diag.counters.recycled << " recycled; mean velocity (" << fmt("%.4g", s.diag.particle_mean_v[0]) << ", "
      << fmt("%.4g", s.diag.particle_mean_v[1]) << ") m/s\n";

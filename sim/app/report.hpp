@@ -23,6 +23,7 @@ struct RunSummary {
   double pressure_worst_residual = 0;    // the largest relative residual among them
   int64_t viscous_limited_steps = 0;     // adaptive steps set by the viscous limit
   Diagnostics diag;
+  std::vector<std::string> obstacles;  // each obstacle's shape, config order (its force is in diag)
   double h = 0;
   double output_hidden_ms = 0;  // part of the output time overlapped with stepping
   // A run over several ranks: their count, rows per rank, and each rank's

@@ -351,6 +351,7 @@ int run(const Config& cfg, const RunOptions& opts, std::ostream& out, std::ostre
   s.pressure_worst_residual = sim.pressure_worst_residual();
   s.viscous_limited_steps = sim.viscous_limited_steps();
   s.diag = sim.diagnostics();
+  for (const Obstacle& o : cfg.obstacles) s.obstacles.push_back(o.shape == ObstacleShape::circle ? "circle" : "rectangle");
   s.h = std::min(cfg.dx(), cfg.dy());
   if (slabs) {
     s.ranks = comm.size();

@@ -12,7 +12,9 @@
 # (a solve to a relative residual leaves the pressure's smooth modes less
 # exact than the velocity it projects); SPLIT_DERIVED_DELTA, that of
 # /grid/divergence and /grid/vorticity (differences of the velocity over a
-# cell: its delta over h).
+# cell: its delta over h); SPLIT_FORCES, when set, the relative difference
+# allowed in the report's obstacle forces, relative to each force's larger
+# component (summed over ranks in rank order).
 set -euo pipefail
 sim=$1 config=$2 steps=$3 delta=$4
 shift 4
@@ -24,7 +26,7 @@ run() {
   local np=$1
   shift
   if [[ $np == 1 ]]; then
-    "$sim" --quiet "$@" "$config"
+    "$sim" "$@" "$config" > "$work/report.txt"
   else
     mpirun -np "$np" --oversubscribe "$sim" "$@" "$config" > "$work/report.txt"
     # How the snapshots were written: SPLIT_SNAPSHOTS names the way this
@@ -56,11 +58,33 @@ compare() {  # one-rank file, other file, what
   done
 }
 
+# The obstacle force lines of two reports, number by number, to SPLIT_FORCES.
+forces() { grep '^obstacle ' "$1" | sed 's/.*last step (\([^)]*\)).*/\1/' | tr -d ','; }
+compare_forces() {  # one-rank report, other report, what
+  [[ -z ${SPLIT_FORCES:-} ]] && return 0
+  if [[ -z $(forces "$1") ]]; then
+    echo "split_run: $3: the one-rank report has no obstacle force"
+    failed=1
+    return
+  fi
+  # each obstacle's force (x, y) to SPLIT_FORCES of its larger component
+  if ! paste <(forces "$1") <(forces "$2") | awk -v tol="$SPLIT_FORCES" '
+      { n = NF / 2; s = 1e-300; for (i = 1; i <= n; ++i) { a = $i < 0 ? -$i : $i; if (a > s) s = a }
+        for (i = 1; i <= n; ++i) { d = $i - $(i + n); if (d < 0) d = -d; if (d > tol * s) bad = 1 } }
+      END { exit bad }'; then
+    echo "split_run: $3: obstacle forces differ from one rank's by more than $SPLIT_FORCES:"
+    paste <(forces "$1") <(forces "$2")
+    failed=1
+  fi
+}
+
 half=$((steps / 2))
 run 1 --steps "$steps" --output "$work/np1" "$@"
+cp "$work/report.txt" "$work/report1.txt"
 for np in ${SPLIT_RANKS:-2 3}; do
   run "$np" --steps "$steps" --output "$work/np$np" "$@"
   compare "$(snap "$work/np1" "$steps")" "$(snap "$work/np$np" "$steps")" "$np ranks"
+  compare_forces "$work/report1.txt" "$work/report.txt" "$np ranks"
 done
 run 2 --steps "$half" --output "$work/restart" "$@"
 run 3 --steps "$steps" --output "$work/restart" --restart "$(snap "$work/restart" "$half")" "$@"

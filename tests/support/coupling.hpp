@@ -2,7 +2,9 @@
 // periodic box of fluid holding a regular lattice of identical particles,
 // where both phases must follow the exact two-body solution.
 #pragma once
+#include <algorithm>
 #include <cmath>
+#include <stdexcept>
 #include <vector>
 
 #include "support/cases.hpp"
@@ -171,6 +173,52 @@ inline ObstacleChannel obstacle_channel(double phi, double dt_over_tau) {
   o.tau = c.particle_density * d * d / (18 * c.density * c.viscosity);
   c.dt = dt_over_tau * o.tau;
   return o;
+}
+
+// The mixture's momentum budget of a run of `steps` steps from the
+// config's initial state: the change of fluid plus particle momentum less
+// the impulse the diagnostics account for (the sides' intake less the
+// obstacles' forces, step by step, times dt and the slab thickness),
+// relative to the initial momentum; and the last step's forces.
+struct MomentumBudget {
+  double error = 0;          // max over x, y of |change - impulse| / |p0|
+  double change[2] = {0, 0};  // relative to |p0|
+  double drag_impulse = 0;    // x impulse of the obstacles' forces, relative to |p0|
+  int64_t alive[2] = {0, 0};  // particles at the start and the end
+  Diagnostics last;
+};
+
+inline MomentumBudget momentum_budget(const Config& cfg, int steps) {
+  MomentumBudget b;
+  auto sim = make_sim(cfg);
+  const double lz = cfg.slab_thickness();
+  const Diagnostics d0 = sim->diagnostics();
+  double p0[2], impulse[2] = {0, 0}, t = sim->time();
+  for (int a = 0; a < 2; ++a) p0[a] = d0.fluid_momentum[a] + d0.particle_momentum[a];
+  const double scale = std::hypot(p0[0], p0[1]);
+  for (int n = 0; n < steps; ++n) {
+    sim->step();
+    const Diagnostics d = sim->diagnostics();
+    const double dt = sim->time() - t;
+    t = sim->time();
+    if (!d.boundaries) throw std::logic_error("momentum_budget: the case measures no boundary");
+    for (int a = 0; a < 2; ++a) {
+      double rate = 0;
+      for (int side = 0; side < 4; ++side) rate += d.side_intake[side][a];
+      for (size_t k = 0; k < cfg.obstacles.size(); ++k) rate -= d.obstacle_force[k][a];
+      impulse[a] += dt * lz * rate;
+    }
+    for (size_t k = 0; k < cfg.obstacles.size(); ++k) b.drag_impulse += dt * lz * d.obstacle_force[k][0] / scale;
+  }
+  b.last = sim->diagnostics();
+  b.alive[0] = d0.alive;
+  b.alive[1] = b.last.alive;
+  for (int a = 0; a < 2; ++a) {
+    const double change = b.last.fluid_momentum[a] + b.last.particle_momentum[a] - p0[a];
+    b.change[a] = change / scale;
+    b.error = std::max(b.error, std::abs(change - impulse[a]) / scale);
+  }
+  return b;
 }
 
 }  // namespace sim::test
