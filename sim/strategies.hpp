@@ -51,16 +51,6 @@ std::optional<E> parse_enum(std::string_view text) {
   return std::nullopt;
 }
 
-// "a|b|c", for help texts and error messages.
-template <class E>
-std::string enum_choices() {
-  std::string out;
-  for (const auto& [v, name] : enum_names<E>()) {
-    if (!out.empty()) out += '|';
-    out += name;
-  }
-  return out;
-}
 
 // Every value of E, in table order.
 template <class E>

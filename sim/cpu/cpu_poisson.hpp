@@ -53,7 +53,6 @@ class CpuPoisson {
   // The float64 pressure on the Grid layout (halo filled after finish()).
   const std::vector<double>& x() const { return x_; }
   std::vector<double>& x() { return x_; }
-  void fill_halo_x() { fill_halo(0, x_.data()); }
 
  private:
   struct Level {

@@ -133,23 +133,16 @@ void exchange_axis(const Comm& comm, const Decomposition& dec, T* field, const G
 }  // namespace
 
 template <class T>
-void exchange_halo_x(const Comm& comm, const Decomposition& dec, T* field, const Grid& local, Stagger s) {
-  exchange_axis(comm, dec, field, local, s, true);
-}
-
-template <class T>
 void exchange_halo_y(const Comm& comm, const Decomposition& dec, T* field, const Grid& local, Stagger s) {
   exchange_axis(comm, dec, field, local, s, false);
 }
 
 template <class T>
 void exchange_halo(const Comm& comm, const Decomposition& dec, T* field, const Grid& local, Stagger s) {
-  exchange_halo_x(comm, dec, field, local, s);
+  exchange_axis(comm, dec, field, local, s, true);
   exchange_halo_y(comm, dec, field, local, s);
 }
 
-template void exchange_halo_x<float>(const Comm&, const Decomposition&, float*, const Grid&, Stagger);
-template void exchange_halo_x<double>(const Comm&, const Decomposition&, double*, const Grid&, Stagger);
 template void exchange_halo_y<float>(const Comm&, const Decomposition&, float*, const Grid&, Stagger);
 template void exchange_halo_y<double>(const Comm&, const Decomposition&, double*, const Grid&, Stagger);
 template void exchange_halo<float>(const Comm&, const Decomposition&, float*, const Grid&, Stagger);

@@ -8,11 +8,11 @@
 // and n+1 its second). The x sides go first, over the rows the rank owns;
 // then the y sides, over whole storage rows, so corners come from the x
 // halo of the rank above or below, as the serial fill gives corners the
-// y-side values. A caller that applies boundary conditions on the domain
-// sides follows the same order: x-side conditions, exchange_halo_x, y-side
-// conditions, exchange_halo_y. Each axis's conditions come before its
+// y-side values. Boundary conditions on the domain sides belong between
+// the axes (x-side conditions, the x exchange, y-side conditions, the y
 // exchange: a box one cell wide sends the boundary face they set, and the
-// y-side conditions read the x halo, as the serial fill does.
+// y-side conditions read the x halo, as the serial fill does). The slabs of
+// rows (sim/parallel/slab_rows.hpp) exchange along y only.
 //
 // Each side is one message per neighbour, carrying exactly the values the
 // receiver's halo lines take; a staggered line n + 1 whose value the
@@ -34,10 +34,8 @@ namespace sim {
 enum class Stagger { cell, u_face, v_face };
 
 template <class T>
-void exchange_halo_x(const Comm& comm, const Decomposition& dec, T* field, const Grid& local, Stagger s);
-template <class T>
 void exchange_halo_y(const Comm& comm, const Decomposition& dec, T* field, const Grid& local, Stagger s);
-// exchange_halo_x, then exchange_halo_y.
+// The x sides, then the y sides.
 template <class T>
 void exchange_halo(const Comm& comm, const Decomposition& dec, T* field, const Grid& local, Stagger s);
 
