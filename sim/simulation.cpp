@@ -139,7 +139,7 @@ StepInfo Simulation::step() {
       },
       [&](int stage) {
         if (stage == 1) set_dt(0.5 * dt_);
-        solves[stage] = solve_and_project();
+        solves[stage] = solve_and_project(stage);
         if (stage == 1) set_dt(dt_);
       });
   info.pressure = combine(solves[0], solves[1]);
@@ -160,14 +160,7 @@ void Simulation::heun(Particles particles, Project project) {
     particles();
     t.end(Phase::particles);
   };
-  // the projection, then the boundary links' share of its pressure
-  // (sim/boundary_flux.hpp: each stage's L and pressure weigh 1/2 in u')
-  auto project_stage = [&](int stage) {
-    project(stage);
-    t.begin(Phase::project);
-    backend_->boundary_pressure(stage);
-    t.end(Phase::project);
-  };
+
   if (!cfg_.two_way) {
     move();
     t.begin(Phase::momentum);
@@ -175,14 +168,14 @@ void Simulation::heun(Particles particles, Project project) {
     backend_->rk_stage(VelocityField::saved, VelocityField::saved, VelocityField::current, real(0), real(1), real(1));
     backend_->boundary_flux(VelocityField::saved, 0);
     t.end(Phase::momentum);
-    project_stage(0);
+    project(0);
     t.begin(Phase::momentum);
     backend_->copy_velocity(VelocityField::current, VelocityField::stage);
     backend_->rk_stage(VelocityField::stage, VelocityField::saved, VelocityField::current, real(0.5), real(0.5),
                        real(0.5));
     backend_->boundary_flux(VelocityField::stage, 1);
     t.end(Phase::momentum);
-    project_stage(1);
+    project(1);
     return;
   }
   t.begin(Phase::momentum);
@@ -196,7 +189,7 @@ void Simulation::heun(Particles particles, Project project) {
   backend_->boundary_flux(VelocityField::saved, 0);
   backend_->copy_velocity(VelocityField::current, VelocityField::saved);  // what the projection starts from
   t.end(Phase::momentum);
-  project_stage(0);
+  project(0);
   move();  // against stage, plus the share of current - saved; R into stage
   t.begin(Phase::momentum);
   backend_->copy_velocity(VelocityField::current, VelocityField::saved);  // u1
@@ -204,7 +197,7 @@ void Simulation::heun(Particles particles, Project project) {
                      real(0.5));
   backend_->boundary_flux(VelocityField::saved, 1);
   t.end(Phase::momentum);
-  project_stage(1);
+  project(1);
 }
 
 // The step's pressure figures: both solves' iterations, the worse residual.
@@ -253,6 +246,7 @@ StepInfo Simulation::step_on_device() {
            t.end(Phase::pressure);
            t.begin(Phase::project);
            backend_->project();
+           backend_->boundary_pressure(stage);
            t.end(Phase::project);
            // the particles' share of the first projection is taken with dt, not dt/2
          });
@@ -309,7 +303,7 @@ void Simulation::set_dt(double dt) {
   backend_->set_constants(k_);
 }
 
-PressureStats Simulation::solve_and_project() {
+PressureStats Simulation::solve_and_project(int stage) {
   PhaseTimer& t = backend_->timer();
   t.begin(Phase::pressure);
   const PressureStats p = solver_->solve(*backend_, settings_);
@@ -330,6 +324,7 @@ PressureStats Simulation::solve_and_project() {
 
   t.begin(Phase::project);
   backend_->project();
+  backend_->boundary_pressure(stage);  // the links' share of this stage's pressure (sim/boundary_flux.hpp)
   t.end(Phase::project);
   count_solve(p, step_ + 1, time_ + dt_);
   return p;

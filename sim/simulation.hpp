@@ -136,7 +136,7 @@ class Simulation {
   void heun(Particles particles, Project project);
   static PressureStats combine(const PressureStats& first, const PressureStats& second);
   // One pressure solve, the watchdog, the projection and the failure count.
-  PressureStats solve_and_project();
+  PressureStats solve_and_project(int stage);
   void count_solve(const PressureStats& p, int64_t step, double time);
   bool async_ready();
   StepInfo step_on_device();
