@@ -53,7 +53,7 @@ class CudaBackend final : public Backend {
       exec_.row0 = ranks_->j0();
       exec_.row_end = ranks_->j1();
       exec_.face_end = ranks_->face_end();
-      rows_ = std::make_unique<DeviceRows>(ranks_, exec_.stream, shared_gpu);
+      rows_ = std::make_unique<DeviceRows>(ranks_, exec_.stream, shared_gpu, cfg.transport, cfg.overlap);
       shared_gpu_ = shared_gpu;
     }
     const size_t n = g.size();
@@ -608,7 +608,7 @@ class CudaBackend final : public Backend {
   void poisson_setup(const PoissonHierarchy& h) override {
     poisson_.reset();  // a second setup frees the first hierarchy before allocating
     poisson_ = std::make_unique<CudaPoisson>(h, exec_.stream, cfg_.block_level_cells, cfg_.paired_smoothing_cells,
-                                             rows_.get());
+                                             rows_.get(), cfg_.replicated_cells);
   }
   double pcg_start() override { return mg().start(rhs_.data(), open_.data()); }
   void mg_load_residual() override { mg().load_residual(); }

@@ -50,7 +50,7 @@ size_t CudaPoisson::bytes(const Grid& g) {
 }
 
 CudaPoisson::CudaPoisson(const PoissonHierarchy& h, cudaStream_t stream, int64_t tail_cells, int64_t pair_cells,
-                         DeviceRows* rows)
+                         DeviceRows* rows, int64_t replicated_cells)
     : stream_(stream), singular_(h.singular), fluid_cells_(h.fluid_cells), rows_(rows) {
   if (h.levels.empty()) throw std::invalid_argument("cuda: poisson_setup with an empty hierarchy");
   std::vector<int> level_nx, level_ny;
@@ -58,7 +58,7 @@ CudaPoisson::CudaPoisson(const PoissonHierarchy& h, cudaStream_t stream, int64_t
     level_nx.push_back(l.nx);
     level_ny.push_back(l.ny);
   }
-  const int64_t replicated = rows_ ? replicated_cells_from_env(kReplicatedCells) : 0;
+  const int64_t replicated = !rows_ ? 0 : replicated_cells < 0 ? kReplicatedCells : replicated_cells;
   split_ = split_levels(rows_ ? &rows_->slabs() : nullptr, level_nx, level_ny, replicated);
   // over ranks the levels shared out run every operation as its own launch,
   // followed by its exchange; the tail and the pairs are for replicated ones

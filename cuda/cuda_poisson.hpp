@@ -44,14 +44,14 @@ class CudaPoisson {
   // (cuda/device_rows.hpp), or null. Each rank then updates its rows of
   // each level (sim/parallel/level_rows.hpp, as the CPU backend), copies in
   // the halo, parent and child rows it reads from the other ranks, and
-  // adds the reductions over ranks. The levels of at most kReplicatedCells
-  // cells (SIM_MG_REPLICATED_CELLS overrides it) are replicated: every rank
+  // adds the reductions over ranks. The levels of at most `replicated_cells`
+  // cells (pressure.replicated_cells; -1: kReplicatedCells) are replicated: every rank
   // runs them whole, as one GPU does, tail and paired sweeps included;
   // the levels shared out have neither (each half-sweep is followed by its
   // halo exchange).
   static constexpr int64_t kReplicatedCells = int64_t(1) << 20;
   CudaPoisson(const PoissonHierarchy& h, cudaStream_t stream, int64_t tail_cells, int64_t pair_cells,
-              DeviceRows* rows = nullptr);
+              DeviceRows* rows = nullptr, int64_t replicated_cells = -1);
 
   // Device bytes of the hierarchy of a grid (an upper bound: every coarse
   // level counted with its coefficient arrays), for the memory plan.

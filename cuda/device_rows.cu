@@ -68,18 +68,12 @@ RankDevice rank_device(const Comm& comm, int device_count) {
   return d;
 }
 
-DeviceRows::DeviceRows(std::shared_ptr<const SlabRows> slabs, cudaStream_t stream, bool shared)
+DeviceRows::DeviceRows(std::shared_ptr<const SlabRows> slabs, cudaStream_t stream, bool shared,
+                       RankTransport transport, bool overlap)
     : slabs_(std::move(slabs)), stream_(stream) {
   pitch_ = static_cast<int>(Grid::pitch_for(slabs_->nx()));
-  const char* forced = std::getenv("SIM_GPU_TRANSPORT");
-  const std::string choice = forced ? forced : "";
-  if (!choice.empty() && choice != "nccl" && choice != "host")
-    throw std::runtime_error("SIM_GPU_TRANSPORT=" + choice + ": nccl or host");
-  host_ = choice.empty() ? shared : choice == "host";
-  const char* overlap = std::getenv("SIM_GPU_OVERLAP");
-  const std::string o = overlap ? overlap : "";
-  if (!o.empty() && o != "0" && o != "1") throw std::runtime_error("SIM_GPU_OVERLAP=" + o + ": 0 or 1");
-  overlap_ = o != "0";
+  host_ = transport == RankTransport::auto_ ? shared : transport == RankTransport::host;
+  overlap_ = overlap;
   if (host_) return;
 #if SIM_HAVE_NCCL
   const Comm& comm = slabs_->comm();

@@ -14,9 +14,9 @@
 // Ranks that share a GPU (more ranks on a host than GPUs, which NCCL
 // refuses) exchange rows through host memory and MPI instead: a copy out,
 // the message and a copy in per exchange, after the stream's work (slow,
-// for testing on one GPU). SIM_GPU_OVERLAP=0 keeps every copy in line
+// for testing on one GPU). gpu.overlap = false keeps every copy in line
 // (copy_rows_beside waits), to measure what the overlap saves.
-// SIM_GPU_TRANSPORT=nccl or host forces either;
+// gpu.transport = "nccl" or "host" forces either;
 // NCCL with ranks sharing a GPU then runs through its socket transport,
 // each rank presenting itself as a host of its own (NCCL_HOSTID).
 // The arithmetic is the same either way: so are the results, bit for bit.
@@ -30,6 +30,7 @@
 #include "cuda/device_buffer.hpp"
 #include "sim/parallel/halo_exchange.hpp"
 #include "sim/parallel/slab_rows.hpp"
+#include "sim/strategies.hpp"
 #include "sim/types.hpp"
 
 namespace sim::cuda {
@@ -49,7 +50,9 @@ class DeviceRows {
  public:
   // Collective over slabs' communicator; `shared`: some ranks of the run
   // share a GPU (rank_device).
-  DeviceRows(std::shared_ptr<const SlabRows> slabs, cudaStream_t stream, bool shared);
+  // `transport`, `overlap`: gpu.transport and gpu.overlap.
+  DeviceRows(std::shared_ptr<const SlabRows> slabs, cudaStream_t stream, bool shared,
+             RankTransport transport = RankTransport::auto_, bool overlap = true);
   ~DeviceRows();
   DeviceRows(const DeviceRows&) = delete;
   DeviceRows& operator=(const DeviceRows&) = delete;
@@ -94,7 +97,7 @@ class DeviceRows {
   template <class T>
   void copy_rows_beside(T* field, int pitch, const std::vector<std::vector<SlabRows::RowCopy>>& wanted);
   void join();
-  // Whether copy_rows_beside overlaps (NCCL, unless SIM_GPU_OVERLAP=0), or
+  // Whether copy_rows_beside overlaps (NCCL, unless gpu.overlap = false), or
   // waits (host memory).
   bool overlaps() const { return !host_ && overlap_; }
 
@@ -123,7 +126,7 @@ class DeviceRows {
   bool group_moved_ = false;
   int pitch_ = 0;
   bool host_ = false;     // the rows through host memory and MPI, not NCCL
-  bool overlap_ = true;   // SIM_GPU_OVERLAP: copies beside the interior rows
+  bool overlap_ = true;   // gpu.overlap: copies beside the interior rows
   int64_t calls_ = 0;
   void* nccl_ = nullptr;  // ncclComm_t
   DeviceBuffer<unsigned char> inbox_;  // arrivals to add (fold)

@@ -137,6 +137,10 @@ std::vector<Field<Config>> config_keys() {
       "solve for a float64 pressure and reach 1e-12.")));
   k.push_back(integer<C>("pressure.max_iterations", SIM_MEMBER(max_iterations), "iterations", ge(1),
                          "Iteration limit per solve (jacobi and sor: sweeps; multigrid: preconditioned CG iterations)."));
+  k.push_back(integer<C>("pressure.replicated_cells", SIM_MEMBER(replicated_cells), "cells", ge(-1),
+                         "Over MPI ranks: the multigrid levels of at most this many cells are held whole by every "
+                         "rank, with no message below the first of them; -1 = the backend's choice (the CPU: none but "
+                         "levels of too few rows; GPU ranks: 1048576). The result is the same bit for bit."));
   k.push_back(integer<C>("pressure.max_failures", SIM_MEMBER(max_failures), "solves", ge(1),
                          "Stop the run with an error after this many consecutive solves that miss the tolerance."));
   k.push_back(number<C>("pressure.omega", SIM_MEMBER(omega), "", interval(0, false, 2, true),
@@ -198,6 +202,13 @@ std::vector<Field<Config>> config_keys() {
                          "cells), where no side is periodic; 0 = never. The result is the same bit for bit. Off by "
                          "default: on the H200 it is slower than two launches at every size measured "
                          "(docs/PERFORMANCE.md)."));
+  k.push_back(enumeration<RankTransport, C>("gpu.transport", SIM_MEMBER(transport),
+                                           "How GPU ranks exchange rows: NCCL, or host memory and MPI; auto = NCCL "
+                                           "when every rank has a GPU of its own, host when ranks share one. The "
+                                           "result is the same bit for bit."));
+  k.push_back(boolean<C>("gpu.overlap", SIM_MEMBER(overlap),
+                         "GPU ranks: the halo rows' copies run on a side stream while the interior is computed; "
+                         "false keeps every copy in line (to measure what the overlap saves)."));
   k.push_back(integer<C>("gpu.block_x", SIM_MEMBER(block_x), "threads", interval(0, false, 1024, false),
                          "Thread block width; 0 = the kernel's default. block_x * block_y <= 1024."));
   k.push_back(integer<C>("gpu.block_y", SIM_MEMBER(block_y), "threads", interval(0, false, 1024, false),

@@ -12,9 +12,9 @@
 # Multigrid to 1e-6, two-way coupling (deposit fixed), adaptive dt.
 # Then, on the weak case of N GPUs, the settings that trade messages for
 # work, each against the default (variants.txt): every multigrid level shared
-# out (SIM_MG_REPLICATED_CELLS=0), levels of up to 2^22 cells replicated,
+# out (pressure.replicated_cells = 0), levels of up to 2^22 cells replicated,
 # and the halo copies in line instead of beside the interior rows
-# (SIM_GPU_OVERLAP=0). VARIANTS=0 skips them.
+# (gpu.overlap = false). VARIANTS=0 skips them.
 # Tables, CSVs and a summary (scaling.txt) go to DIR. SIM: the sim built with
 # CUDA, MPI and NCCL (default .gpu/sim, scripts/gpu-run.sh); STEPS (default
 # 10) timed steps after 2 warm-up steps. Meant for a machine with N GPUs:
@@ -114,15 +114,16 @@ sn=$(ms_of "$dir/strong.csv" "$n")
 } | tee "$dir/scaling.txt"
 
 [[ ${VARIANTS:-1} == 0 ]] && exit 0
-variant() {  # name, then the environment of the run
-  local name=$1
+variant() {  # name, then the config settings of the run
+  local name=$1 sets=()
   shift
-  env "$@" mpirun -np "$n" -x SIM_MG_REPLICATED_CELLS -x SIM_GPU_OVERLAP "$sim" bench --quiet --steps "$steps" --warmup 2 \
+  for s in "$@"; do sets+=(--set "$s"); done
+  mpirun -np "$n" "$sim" bench --quiet --steps "$steps" --warmup 2 "${sets[@]}" \
     --csv "$dir/variant_$name.csv" "$work/weak$n.toml" > "$dir/variant_$name.txt"
   echo "$name: $n GPUs $(ms_of "$dir/variant_$name.csv" "$n") ms/step (default $tn)"
 }
 {
-  variant every_level_shared SIM_MG_REPLICATED_CELLS=0 SIM_GPU_OVERLAP=1
-  variant replicated_4M SIM_MG_REPLICATED_CELLS=4194304 SIM_GPU_OVERLAP=1
-  variant copies_in_line SIM_MG_REPLICATED_CELLS=1048576 SIM_GPU_OVERLAP=0
+  variant every_level_shared pressure.replicated_cells=0
+  variant replicated_4M pressure.replicated_cells=4194304
+  variant copies_in_line gpu.overlap=false
 } | tee "$dir/variants.txt"

@@ -78,6 +78,10 @@ struct Config {
   double omega = 0.0;        // SOR relaxation factor; 0 = optimal for the grid
   int check_every = 10;      // residual checked every N sweeps
   int max_failures = 3;      // consecutive unconverged solves that stop the run
+  // Over ranks: multigrid levels of at most this many cells held whole by
+  // every rank (sim/parallel/level_rows.hpp); -1 = the backend's own
+  // (none on the CPU, CudaPoisson::kReplicatedCells on GPU ranks).
+  int64_t replicated_cells = -1;
 
   // [boundary]
   BoundarySide left, right, bottom, top;
@@ -109,6 +113,8 @@ struct Config {
   bool graphs = true;       // CUDA: replay each step's launches as graphs, scalars read back later
   int64_t block_level_cells = 1024;  // CUDA: multigrid levels of at most this many cells in one block's launch
   int64_t paired_smoothing_cells = 0;  // CUDA: multigrid levels from this size smooth in red-black pairs; 0 = none
+  RankTransport transport = RankTransport::auto_;  // CUDA ranks: how rows travel between them
+  bool overlap = true;  // CUDA ranks: halo copies on a side stream, overlapped with the interior
   // What choose_case_strategies chose for the keys the config left unset,
   // and why, for the run's report ("" when it chose nothing).
   std::string case_choices;

@@ -32,6 +32,9 @@ enum class ObstacleShape { circle, rectangle };
 // Momentum advection: second-order central, or QUICK with a fourth-order
 // advecting velocity (third order; sim/fluid_physics.hpp).
 enum class AdvectionScheme { central, quick };
+// How GPU ranks exchange rows: auto = NCCL when each rank has a GPU of its
+// own, host memory and MPI when ranks share one (cuda/device_rows.hpp).
+enum class RankTransport { auto_, nccl, host };
 
 // The one table of names per enum.
 template <class E>

@@ -206,6 +206,10 @@ TEST_CASE("config: --set overrides are typed and validated like the file") {
   CHECK(test::config_error(base, {"fluid.viscocity=1"}) == "--set fluid.viscocity=1: fluid.viscocity: unknown key (did you mean fluid.viscosity?)");
   CHECK(test::config_error(base, {"fluidd={viscosity=1}"}) == "--set fluidd={viscosity=1}: fluidd: unknown table (did you mean fluid?)");
   CHECK(test::config_error(base, {"steps"}) == "--set steps: expected KEY=VALUE");
+  CHECK(test::config_error(base, {"pressure.replicated_cells=-2"}) ==
+        "--set pressure.replicated_cells=-2: pressure.replicated_cells: expected an integer >= -1, got -2");
+  CHECK(test::config_error(base, {"gpu.transport=\"mpi\""}).find("gpu.transport") != std::string::npos);
+  CHECK(test::config_error(base, {"gpu.overlap=1"}).find("gpu.overlap") != std::string::npos);
   CHECK(test::config_error(base, {"run.seed=99999999999999999999"}) ==
         "--set run.seed=99999999999999999999: run.seed: Error while parsing decimal integer: "
         "'99999999999999999999' is not representable in 64 bits");
@@ -257,8 +261,13 @@ TEST_CASE("config: config_to_toml reads back to the same config") {
       "[[obstacles]]\nx = 0.7\ny = 0.7\nradius = 0.05\n"
       "[[particles.regions]]\nx0 = 0.4\nx1 = 0.6\ny0 = 0.4\ny1 = 0.6\ncount = 3\ndiameter_max = 3e-4\nvx = -1e-37\n",
       "odd.toml", {"fluid.viscosity=0.1", "gravity.x=0.30000000000000004", "run.output=\"a \\\"q\\\" \\\\ é\\t\"",
+                   "pressure.replicated_cells=4096", "gpu.transport=\"host\"", "gpu.overlap=false",
                    "run.seed=9223372036854775807", "domain.lx=1e3", "domain.ly=1e3"});
   CHECK(odd.output == "a \"q\" \\ é\t");
+  // the ranks' settings are keys like any other: recorded, read back
+  CHECK(odd.replicated_cells == 4096);
+  CHECK(odd.transport == RankTransport::host);
+  CHECK(odd.overlap == false);
   cases.push_back(odd);
   for (const Config& c : cases) {
     const std::string text = config_to_toml(c);

@@ -54,7 +54,7 @@ class CpuBackend final : public Backend {
     if (cfg.two_way)
       for (auto* f : {&mu_, &mv_, &au_, &av_, &bu_, &bv_}) first_touch(*f, rows_);
     inj_ = make_injection(cfg.inject);
-    if (ranks_) poisson_.split(ranks_);
+    if (ranks_) poisson_.split(ranks_, cfg.replicated_cells);
   }
 
   std::string name() const override {

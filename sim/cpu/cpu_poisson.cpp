@@ -39,7 +39,7 @@ void CpuPoisson::plan_split() {
   }
   // The CPU replicates only by the row rule unless told: its ranks' messages
   // cost little next to its sweeps.
-  const int64_t replicated = ranks_ ? replicated_cells_from_env(0) : 0;
+  const int64_t replicated = ranks_ ? replicated_cells_ : 0;
   std::vector<LevelRows> rows = split_levels(ranks_.get(), level_nx, level_ny, replicated);
   for (size_t l = 0; l < levels_.size(); ++l) {
     Level& L = levels_[l];

@@ -9,7 +9,7 @@
 // every level whole and updates its rows of each: level 0 the slab's rows,
 // level l + 1 the rows whose first child row it owns (so a rank may own
 // none of a coarse level), and the coarsest levels (under 4 rows a rank, or
-// at most SIM_MG_REPLICATED_CELLS cells) all of them, on every rank. Each
+// at most pressure.replicated_cells cells) all of them, on every rank. Each
 // operation that changes a level's halo rows ends with the neighbours'
 // rows copied in; the restriction first copies in the residual rows of its
 // coarse rows' children that others own (into the first replicated level:
@@ -36,7 +36,11 @@ class CpuPoisson {
   void setup(const PoissonHierarchy& h, const real* open);
   bool active() const { return !levels_.empty(); }
   // Before setup: this process is one rank of a run split into slabs.
-  void split(std::shared_ptr<const SlabRows> ranks) { ranks_ = std::move(ranks); }
+  // `replicated_cells`: pressure.replicated_cells, -1 for the CPU's own (none).
+  void split(std::shared_ptr<const SlabRows> ranks, int64_t replicated_cells) {
+    ranks_ = std::move(ranks);
+    replicated_cells_ = replicated_cells < 0 ? 0 : replicated_cells;
+  }
 
   double pcg_start(const real* rhs);
   void mg_load_residual();
@@ -84,6 +88,7 @@ class CpuPoisson {
   std::vector<double> x_, r_, p_, q_;
   std::vector<double> row_sum_;
   std::shared_ptr<const SlabRows> ranks_;
+  int64_t replicated_cells_ = 0;
 };
 
 }  // namespace sim

@@ -16,17 +16,6 @@ int owner(const LevelRows& L, int row) {
 }
 }  // namespace
 
-int64_t replicated_cells_from_env(int64_t fallback) {
-  const char* s = std::getenv("SIM_MG_REPLICATED_CELLS");
-  if (s == nullptr || *s == '\0') return fallback;
-  errno = 0;
-  char* end = nullptr;
-  const long long v = std::strtoll(s, &end, 10);
-  if (errno != 0 || *end != '\0' || v < 0)
-    throw std::runtime_error(std::string("SIM_MG_REPLICATED_CELLS=") + s + ": a count of cells (an integer >= 0)");
-  return static_cast<int64_t>(v);
-}
-
 std::vector<LevelRows> split_levels(const SlabRows* ranks, const std::vector<int>& level_nx,
                                     const std::vector<int>& level_ny, int64_t replicated_cells) {
   if (level_nx.size() != level_ny.size()) throw std::invalid_argument("split_levels: level_nx and level_ny differ in length");

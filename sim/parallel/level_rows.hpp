@@ -46,10 +46,4 @@ struct LevelRows {
 std::vector<LevelRows> split_levels(const SlabRows* ranks, const std::vector<int>& level_nx,
                                     const std::vector<int>& level_ny, int64_t replicated_cells);
 
-// The `replicated_cells` of a backend: SIM_MG_REPLICATED_CELLS from the
-// environment when set (a count of cells, 0 for none but the row rule),
-// else `fallback`. Throws std::runtime_error, one line, for a value that is
-// not a non-negative integer.
-int64_t replicated_cells_from_env(int64_t fallback);
-
 }  // namespace sim

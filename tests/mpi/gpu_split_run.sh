@@ -2,7 +2,7 @@
 # GPU ranks against one GPU: tests/mpi/split_run.sh with --backend cuda
 #   gpu_split_run.sh SIM CONFIG STEPS DELTA PRESSURE_DELTA [sim options...]
 # Skipped (exit 77) without a GPU. Ranks that share the GPU exchange rows
-# through host memory and MPI; SIM_GPU_TRANSPORT=nccl makes them use NCCL
+# through host memory and MPI; --set gpu.transport=\"nccl\" makes them use NCCL
 # (its socket transport, slow) and gives the same bits (cuda/device_rows.hpp).
 # One GPU and the ranks differ in the order of their reductions (the one GPU
 # folds block sums over the whole grid, the ranks add theirs), so the
