@@ -126,34 +126,18 @@ void copy_dt_to_constants(const Constants* k_dev, cudaStream_t s) {
 
 namespace {
 
-// Simulation::next_dt and injection_count, operation for operation in
-// double (no contraction: the build passes -fmad=false), so the device
-// clock stays bitwise the host's.
+// Simulation::next_dt and injection_count: the same choose_dt and
+// injected_between (sim/stability.hpp), in double with no contraction (the
+// build passes -fmad=false), so the device clock stays bitwise the host's.
 __global__ void choose_dt_kernel(DtRule rule, DeviceStepState* __restrict__ st, Constants* __restrict__ k) {
-  double dt;
-  int64_t viscous = 0;
-  double field_rate = 0;
-  if (rule.fixed_dt > 0) {
-    dt = rule.fixed_dt;
-  } else {
-    field_rate = st->rate;
-    const double rate = field_rate < rule.boundary_rate ? rule.boundary_rate : field_rate;  // std::max
-    const double adv = rate > 0 ? 1.0 / rate : CUDART_INF;
-    const double visc = rule.viscous_limit;
-    if (visc < adv && rule.cfl * visc < rule.dt_max) viscous = 1;
-    const double lim = visc < adv ? visc : adv;  // std::min(adv, visc)
-    const double c = rule.cfl * lim;
-    dt = rule.dt_max < c ? rule.dt_max : c;  // std::min(c, dt_max)
-  }
+  const double field_rate = rule.fixed_dt > 0 ? 0.0 : st->rate;
+  const DtChoice choice = choose_dt(rule, field_rate);
+  const double dt = choice.dt;
+  const int64_t viscous = choice.viscous ? 1 : 0;
   DeviceClock& clock = st->clock;
   const double t0 = clock.time, t1 = t0 + dt;
-  int64_t count = 0, overflow = 0;
-  if (rule.inject_rate > 0.0) {
-    constexpr double kExact = 9007199254740992.0;  // 2^53
-    const double a = floor(rule.inject_rate * t0), b = floor(rule.inject_rate * t1);
-    if (!(b < kExact)) overflow = 1;
-    else count = static_cast<int64_t>(b) - static_cast<int64_t>(a);
-  }
+  int64_t count = 0;
+  const int64_t overflow = injected_between(rule.inject_rate, t0, t1, count) ? 0 : 1;
   st->inject_first = clock.next_id;
   st->inject_count = count;
   clock.next_id += static_cast<uint64_t>(count);

@@ -11,6 +11,7 @@
 #include "sim/config.hpp"
 #include "sim/constants.hpp"
 #include "sim/poisson.hpp"
+#include "sim/stability.hpp"
 #include "sim/state.hpp"
 
 namespace sim {
@@ -125,14 +126,6 @@ struct StepRecord {
   double relative[2] = {0, 0};     // iterative solves: the relative residual at the last check
 };
 
-// How a step chooses dt on the device: Simulation::next_dt, as data.
-struct DtRule {
-  double fixed_dt = 0;       // > 0: this dt every step
-  double cfl = 0.5, dt_max = 0;
-  double boundary_rate = 0;  // max |boundary speed| / h
-  double viscous_limit = 0;  // viscous_dt_limit of the config
-  double inject_rate = 0;    // particles.inject.rate [1/s]
-};
 
 // Where the device clock starts (the state's step, time and next id).
 struct DeviceClock {

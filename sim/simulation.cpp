@@ -75,6 +75,12 @@ Simulation::Simulation(const Config& cfg, std::unique_ptr<Backend> backend, cons
   for (const BoundarySide* s : {&cfg.left, &cfg.right, &cfg.bottom, &cfg.top})
     boundary_rate_ = std::max(boundary_rate_, std::abs(s->speed) / h);
   first_step_ = step_;
+  rule_.fixed_dt = cfg.dt;
+  rule_.cfl = cfg.cfl;
+  rule_.dt_max = cfg.dt_max;
+  rule_.boundary_rate = boundary_rate_;
+  rule_.viscous_limit = viscous_dt_limit(cfg.viscosity, cfg.dx(), cfg.dy());
+  rule_.inject_rate = cfg.inject.rate;
   backend_->set_constants(k_);
   backend_->upload(state);
   if (cfg.solver == PressureSolverKind::jacobi || cfg.solver == PressureSolverKind::sor) {
@@ -93,11 +99,9 @@ double Simulation::next_dt() {
   // max_nan in the reduction: a NaN face anywhere in [0, nx] x [0, ny] makes this NaN.
   const double field_rate = backend_->max_velocity_rate();
   if (!std::isfinite(field_rate)) throw_non_finite(step_, time_, "CFL rate " + number(field_rate), backend_->nonfinite_particles() > 0);
-  const double rate = std::max(field_rate, boundary_rate_);
-  const double adv = rate > 0 ? 1.0 / rate : std::numeric_limits<double>::infinity();
-  const double visc = viscous_dt_limit(cfg_.viscosity, cfg_.dx(), cfg_.dy());
-  if (visc < adv && cfg_.cfl * visc < cfg_.dt_max) ++viscous_limited_steps_;
-  return std::min(cfg_.cfl * std::min(adv, visc), cfg_.dt_max);
+  const DtChoice c = choose_dt(rule_, field_rate);
+  if (c.viscous) ++viscous_limited_steps_;
+  return c.dt;
 }
 
 // One step: Heun's method (SSP-RK2) for the momentum equation with a
@@ -216,14 +220,7 @@ bool Simulation::async_ready() {
   // launch is recorded. Then the device clock takes over.
   if (!clock_started_) {
     if (step_ == first_step_) return false;
-    DtRule rule;
-    rule.fixed_dt = cfg_.dt;
-    rule.cfl = cfg_.cfl;
-    rule.dt_max = cfg_.dt_max;
-    rule.boundary_rate = boundary_rate_;
-    rule.viscous_limit = viscous_dt_limit(cfg_.viscosity, cfg_.dx(), cfg_.dy());
-    rule.inject_rate = cfg_.inject.rate;
-    backend_->start_device_clock(DeviceClock{step_, time_, next_id_}, rule);
+    backend_->start_device_clock(DeviceClock{step_, time_, next_id_}, rule_);
     clock_started_ = true;
   }
   return true;

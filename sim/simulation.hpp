@@ -113,6 +113,7 @@ class Simulation {
   double dt_ = 0;
   uint64_t next_id_ = 0;
   double boundary_rate_ = 0;  // max |boundary speed| / h, part of the CFL limit
+  DtRule rule_;               // the adaptive step's rule, host and device (sim/stability.hpp)
   PressureStats last_pressure_;
   int64_t pressure_iterations_total_ = 0;
   int64_t pressure_unconverged_ = 0;

@@ -7,6 +7,7 @@
 #include "sim/constants.hpp"
 #include "sim/halo.hpp"
 #include "sim/random.hpp"
+#include "sim/stability.hpp"
 
 namespace sim {
 namespace {
@@ -122,15 +123,11 @@ SimState make_initial_state(const Config& cfg) {
 }
 
 int64_t injection_count(const Config& cfg, double t0, double t1) {
-  if (cfg.inject.rate <= 0.0) return 0;
-  // Converting a double at or past 2^63 to int64_t is undefined; from 2^53
-  // on, consecutive integers are not all doubles, so counts stop being exact.
-  constexpr double kExact = 9007199254740992.0;  // 2^53
-  const double a = std::floor(cfg.inject.rate * t0), b = std::floor(cfg.inject.rate * t1);
-  if (!(b < kExact))
+  int64_t count = 0;
+  if (!injected_between(cfg.inject.rate, t0, t1, count))
     throw std::overflow_error("particles.inject.rate = " + std::to_string(cfg.inject.rate) + " 1/s: by t = " +
                               std::to_string(t1) + " s the injected count reaches 2^53, past which it is not exact");
-  return static_cast<int64_t>(b) - static_cast<int64_t>(a);
+  return count;
 }
 
 }  // namespace sim
