@@ -36,7 +36,7 @@ namespace sim {
 namespace cuda {
 namespace {
 
-class CudaBackend final : public Backend {
+class CudaBackend final : public Backend, public DeviceStepping {
  public:
   // ranks: this process's rank of a run split into slabs of rows, or null
   // (one process); shared_gpu: some ranks of the run share a GPU.
@@ -686,7 +686,7 @@ class CudaBackend final : public Backend {
   // ---- stepping without host round trips ----
   // Over ranks every scalar comes back to the host (the reductions add
   // every rank's through MPI): the host step.
-  bool asynchronous() const override { return !ranks_; }
+  DeviceStepping* device_stepping() override { return ranks_ ? nullptr : this; }
 
 
   void start_device_clock(const DeviceClock& clock, const DtRule& rule) override {

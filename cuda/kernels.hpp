@@ -384,7 +384,7 @@ double sum_to_host(const Exec& e, const ReduceScratch& r, const double* values, 
 // max over faces (i, j) in [0, nx] x [0, ny] of |u|/dx + |v|/dy (synchronises).
 double max_velocity_rate(const Exec& e, const ReduceScratch& r, const real* u, const real* v);
 
-// --- stepping on the device (Backend::asynchronous) ---------------------
+// --- stepping on the device (DeviceStepping) ---------------------------
 // The device side of a step's clock and record.
 struct DeviceStepState {
   StepRecord rec;       // what the host reads back

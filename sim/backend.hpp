@@ -90,25 +90,10 @@ class PressureOps {
   virtual void fft_setup(const PoissonHierarchy& h) = 0;  // once; plans and buffers; project() then uses x
   virtual void fft_solve() = 0;  // x = A^-1 rhs (rhs mean-free if singular, x mean-free); phi = x rounded; halos filled
 
-  // ---- The same scalars left on the device (Backend::asynchronous) ----
-  // compute_rhs, with ||rhs||^2 and the particle watchdog's count written
-  // into solve `solve` (0 or 1) of the step's StepRecord instead of returned.
-  virtual void compute_rhs_on_device(int solve);
-  // poisson_residual_norm()^2 into the StepRecord's solve `solve`.
-  virtual void poisson_residual_on_device(int solve);
-  // The conjugate-gradient loop of MultigridSolver with its scalars on the
-  // device: pcg_start, then the loop state (tolerance, iteration limit) for
-  // solve `solve`; pcg_step_on_device is pcg_dot_rz, pcg_direction,
-  // pcg_apply and pcg_update with the host's alpha, beta and exit tests
-  // done on the device; repeat_on_device runs `body` (V-cycle + step) for
-  // as long as the last start or step says to go on.
-  virtual void pcg_start_on_device(int solve, double tolerance, int max_iterations);
-  virtual void pcg_step_on_device(int solve, double tolerance, int max_iterations);
-  virtual void repeat_on_device(const std::function<void()>& body);
 };
 
 // What an asynchronous step leaves on the device for the host to read
-// later (Backend::take_record): everything the host decides or reports
+// later (DeviceStepping::take_record): everything the host decides or reports
 // from. Squared norms, so the device takes no square roots the host would
 // round differently.
 struct StepRecord {
@@ -132,6 +117,58 @@ struct DeviceClock {
   int64_t step = 0;
   double time = 0;
   uint64_t next_id = 0;
+};
+
+// Stepping without host round trips, what only an asynchronous backend (the
+// CUDA backend on one rank) implements: it keeps a step's scalars on the
+// device and replays a fixed sequence of launches; Simulation then steps
+// through the calls below and reads each step's StepRecord later, while the
+// next steps already run.
+class DeviceStepping {
+ public:
+  virtual ~DeviceStepping() = default;
+  // Runs `ops` (calls on the backend). Records the launches `ops` makes the
+  // first time it sees `key` and replays the recording after that without
+  // calling `ops`: so `ops` must make the same launches every time (no host
+  // decision, no host scalar read). Segments nest: one inside a segment
+  // being recorded is part of it.
+  virtual void segment(int key, const std::function<void()>& ops) = 0;
+  // Starts stepping on the device from `clock`, with dt chosen by `rule`.
+  virtual void start_device_clock(const DeviceClock& clock, const DtRule& rule) = 0;
+  // The step's dt by `rule` from the current velocity (choose_dt), set as
+  // the constants' dt; the clock advanced by it; the particles to inject
+  // drawn from the clock. Opens the step's record.
+  virtual void choose_dt_on_device() = 0;
+  // The constants' dt of the pressure solve and the projection that follow
+  // set to `factor` times the step's dt (until the next choose_dt_on_device).
+  virtual void scale_dt_on_device(real factor) = 0;
+  // Before a step's segments: what must run from the host every step (the
+  // sort of the particles by cell, when due).
+  virtual void prepare_step_on_device() = 0;
+  // step_particles with the injected ids and count from the device clock.
+  virtual void step_particles_on_device() = 0;
+  // Queues the copy of the step's record to the host.
+  virtual void close_record() = 0;
+  // The oldest record not yet taken, in step order: false if there is none
+  // queued, or (wait == false) if its step has not finished yet.
+  virtual bool take_record(StepRecord& r, bool wait) = 0;
+  virtual int records_in_flight() const = 0;
+
+  // ---- The pressure primitives with their scalars left on the device ----
+  // compute_rhs, with ||rhs||^2 and the particle watchdog's count written
+  // into solve `solve` (0 or 1) of the step's StepRecord instead of returned.
+  virtual void compute_rhs_on_device(int solve) = 0;
+  // poisson_residual_norm()^2 into the StepRecord's solve `solve`.
+  virtual void poisson_residual_on_device(int solve) = 0;
+  // The conjugate-gradient loop of MultigridSolver with its scalars on the
+  // device: pcg_start, then the loop state (tolerance, iteration limit) for
+  // solve `solve`; pcg_step_on_device is pcg_dot_rz, pcg_direction,
+  // pcg_apply and pcg_update with the host's alpha, beta and exit tests
+  // done on the device; repeat_on_device runs `body` (V-cycle + step) for
+  // as long as the last start or step says to go on.
+  virtual void pcg_start_on_device(int solve, double tolerance, int max_iterations) = 0;
+  virtual void pcg_step_on_device(int solve, double tolerance, int max_iterations) = 0;
+  virtual void repeat_on_device(const std::function<void()>& body) = 0;
 };
 
 // The velocity fields of a step: the current one (what compute_rhs and
@@ -231,38 +268,9 @@ class Backend : public PressureOps {
   virtual PhaseTimer& timer() = 0;
   virtual void synchronize() {}  // wait for queued device work (benchmarks)
 
-  // ---- Stepping without host round trips ----
-  // A backend that can keep a step's scalars on the device and replay a
-  // fixed sequence of launches says so here; Simulation then steps through
-  // the calls below and reads each step's StepRecord later, while the next
-  // steps already run. The default (the CPU backend) cannot.
-  virtual bool asynchronous() const { return false; }
-  // Runs `ops` (calls on this backend). An asynchronous backend records
-  // the launches `ops` makes the first time it sees `key` and replays the
-  // recording after that without calling `ops`: so `ops` must make the
-  // same launches every time (no host decision, no host scalar read).
-  // Segments nest: one inside a segment being recorded is part of it.
-  virtual void segment(int key, const std::function<void()>& ops);
-  // Starts stepping on the device from `clock`, with dt chosen by `rule`.
-  virtual void start_device_clock(const DeviceClock& clock, const DtRule& rule);
-  // The step's dt by `rule` from the current velocity (next_dt's formula),
-  // set as the constants' dt; the clock advanced by it; the particles to
-  // inject (injection_count) drawn from the clock. Opens the step's record.
-  virtual void choose_dt_on_device();
-  // The constants' dt of the pressure solve and the projection that follow
-  // set to `factor` times the step's dt (until the next choose_dt_on_device).
-  virtual void scale_dt_on_device(real factor);
-  // Before a step's segments: what must run from the host every step
-  // (the CUDA backend's sort of the particles by cell, when due).
-  virtual void prepare_step_on_device() {}
-  // step_particles with the injected ids and count from the device clock.
-  virtual void step_particles_on_device();
-  // Queues the copy of the step's record to the host.
-  virtual void close_record();
-  // The oldest record not yet taken, in step order: false if there is none
-  // queued, or (wait == false) if its step has not finished yet.
-  virtual bool take_record(StepRecord& r, bool wait);
-  virtual int records_in_flight() const { return 0; }
+  // The backend's stepping without host round trips (DeviceStepping), or
+  // null where it has none (the CPU; CUDA over ranks).
+  virtual DeviceStepping* device_stepping() { return nullptr; }
 };
 
 }  // namespace sim

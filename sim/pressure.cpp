@@ -117,12 +117,12 @@ class MultigridSolver final : public PressureSolver {
 
   // The same loop with alpha, beta and the exit tests on the device.
   bool solves_on_device() const override { return true; }
-  void solve_on_device(PressureOps& ops, int solve) override {
-    ops.compute_rhs_on_device(solve);
-    ops.pcg_start_on_device(solve, tolerance_, max_iterations_);
-    ops.repeat_on_device([&] {
+  void solve_on_device(PressureOps& ops, DeviceStepping& device, int solve) override {
+    device.compute_rhs_on_device(solve);
+    device.pcg_start_on_device(solve, tolerance_, max_iterations_);
+    device.repeat_on_device([&] {
       vcycle(ops, smoothing_);
-      ops.pcg_step_on_device(solve, tolerance_, max_iterations_);
+      device.pcg_step_on_device(solve, tolerance_, max_iterations_);
     });
     ops.pcg_finish();
   }
@@ -190,10 +190,10 @@ class FftSolver final : public PressureSolver {
     return stats(b, b == 0.0 ? 0.0 : ops.poisson_residual_norm(), s);
   }
   bool solves_on_device() const override { return true; }
-  void solve_on_device(PressureOps& ops, int solve) override {
-    ops.compute_rhs_on_device(solve);
+  void solve_on_device(PressureOps& ops, DeviceStepping& device, int solve) override {
+    device.compute_rhs_on_device(solve);
     ops.fft_solve();
-    ops.poisson_residual_on_device(solve);
+    device.poisson_residual_on_device(solve);
   }
   PressureStats stats_from_record(const StepRecord& r, int solve, const PressureSettings& s) const override {
     const double b = std::sqrt(r.rhs2[solve]);

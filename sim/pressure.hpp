@@ -37,7 +37,7 @@ class PressureSolver {
   virtual void prepare(PressureOps& /*ops*/, const PoissonHierarchy& /*h*/) {}
   virtual PressureStats solve(PressureOps& ops, const PressureSettings& s) = 0;
 
-  // Asynchronous stepping (Backend::asynchronous): a solver whose solve is
+  // Asynchronous stepping (DeviceStepping): a solver whose solve is
   // a fixed sequence of launches enqueues it with solve_on_device, its
   // scalars left in solve `solve` (0 or 1) of the step's StepRecord, and
   // turns those into the same PressureStats as solve() later. A solver that
@@ -45,7 +45,7 @@ class PressureSolver {
   virtual bool solves_on_device() const { return false; }
   // The settings a recorded solve is recorded with (once, before the first).
   virtual void set_device_settings(const PressureSettings& /*s*/) {}
-  virtual void solve_on_device(PressureOps& /*ops*/, int /*solve*/) {}
+  virtual void solve_on_device(PressureOps& /*ops*/, DeviceStepping& /*device*/, int /*solve*/) {}
   virtual PressureStats stats_from_record(const StepRecord& /*r*/, int /*solve*/, const PressureSettings& /*s*/) const {
     return {};
   }

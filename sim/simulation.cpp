@@ -90,7 +90,8 @@ Simulation::Simulation(const Config& cfg, std::unique_ptr<Backend> backend, cons
     solver_ = make_pressure_solver(cfg.solver, &h, k_.has_solids != 0, backend_->transform_refusal());
     solver_->prepare(*backend_, h);
   }
-  async_ = cfg.graphs && backend_->asynchronous() && solver_->solves_on_device();
+  device_ = cfg.graphs && solver_->solves_on_device() ? backend_->device_stepping() : nullptr;
+  async_ = device_ != nullptr;
   if (async_) solver_->set_device_settings(settings_);
 }
 
@@ -220,7 +221,7 @@ bool Simulation::async_ready() {
   // launch is recorded. Then the device clock takes over.
   if (!clock_started_) {
     if (step_ == first_step_) return false;
-    backend_->start_device_clock(DeviceClock{step_, time_, next_id_}, rule_);
+    device_->start_device_clock(DeviceClock{step_, time_, next_id_}, rule_);
     clock_started_ = true;
   }
   return true;
@@ -228,18 +229,18 @@ bool Simulation::async_ready() {
 
 StepInfo Simulation::step_on_device() {
   // At most kRecordsAhead steps ahead of what the host has checked.
-  while (backend_->records_in_flight() >= kRecordsAhead) absorb_next(true);
+  while (device_->records_in_flight() >= kRecordsAhead) absorb_next(true);
   PhaseTimer& t = backend_->timer();
-  backend_->prepare_step_on_device();
+  device_->prepare_step_on_device();
   // The whole step is one recording; the phase timer's begin/end inside
   // become timed nodes of it.
-  backend_->segment(kSegmentStep, [&] {
-    backend_->choose_dt_on_device();
-    heun([&] { backend_->step_particles_on_device(); },
+  device_->segment(kSegmentStep, [&] {
+    device_->choose_dt_on_device();
+    heun([&] { device_->step_particles_on_device(); },
          [&](int stage) {
            t.begin(Phase::pressure);
-           if (stage == 1) backend_->scale_dt_on_device(real(0.5));
-           solver_->solve_on_device(*backend_, stage);
+           if (stage == 1) device_->scale_dt_on_device(real(0.5));
+           solver_->solve_on_device(*backend_, *device_, stage);
            t.end(Phase::pressure);
            t.begin(Phase::project);
            backend_->project();
@@ -248,7 +249,7 @@ StepInfo Simulation::step_on_device() {
            // the particles' share of the first projection is taken with dt, not dt/2
          });
   });
-  backend_->close_record();
+  device_->close_record();
   ++step_;
   // Whatever has finished meanwhile, without waiting.
   while (absorb_next(false)) {
@@ -263,7 +264,7 @@ StepInfo Simulation::step_on_device() {
 // its scalars: the clock, the watchdog, the solver's figures and failures.
 bool Simulation::absorb_next(bool wait) {
   StepRecord r;
-  if (!backend_->take_record(r, wait)) return false;
+  if (!async_ || !device_->take_record(r, wait)) return false;
   const double time_before = time_;
   if (r.inject_overflow != 0)
     throw std::overflow_error("particles.inject.rate = " + std::to_string(cfg_.inject.rate) + " 1/s: by t = " +

@@ -43,7 +43,7 @@ class Simulation {
   // `state` is the initial condition or a restart.
   Simulation(const Config& cfg, std::unique_ptr<Backend> backend, const SimState& state);
 
-  // One step. On an asynchronous backend (Backend::asynchronous) the step
+  // One step. On an asynchronous backend (Backend::device_stepping) the step
   // is queued and this returns at once: the figures and checks of a step
   // (time(), the watchdog, PressureFailure) then come a few steps later,
   // and drain() waits for all of them.
@@ -114,6 +114,7 @@ class Simulation {
   uint64_t next_id_ = 0;
   double boundary_rate_ = 0;  // max |boundary speed| / h, part of the CFL limit
   DtRule rule_;               // the adaptive step's rule, host and device (sim/stability.hpp)
+  DeviceStepping* device_ = nullptr;  // the backend's, where the run steps on the device
   PressureStats last_pressure_;
   int64_t pressure_iterations_total_ = 0;
   int64_t pressure_unconverged_ = 0;
