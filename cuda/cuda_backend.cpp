@@ -551,13 +551,13 @@ class CudaBackend final : public Backend, public DeviceStepping {
   double* link_part(int part) { return link_sums_.data() + static_cast<size_t>(part) * kBoundaryOwners * 2; }
 
   // ---- transform solve (cuda/cuda_fft.hpp) ----
-  void fft_setup(const PoissonHierarchy& h) override {
+  TransformOps& transform_setup(const PoissonHierarchy& h) override {
     if (ranks_) throw std::logic_error("cuda: " + transform_refusal());
     x_.allocate(g_.size(), "float64 pressure");
     x_.zero(exec_.stream);
     fft_ = std::make_unique<CudaFftPoisson>(h, exec_.stream);
+    return transform_;
   }
-  void fft_solve() override { fft_->solve(rhs_.data(), x_.data(), phi_.data()); }
 
   Diagnostics diagnostics() override {
     Diagnostics d;
@@ -604,26 +604,15 @@ class CudaBackend final : public Backend, public DeviceStepping {
     return d;
   }
 
-  // MGPCG primitives (cuda/cuda_poisson.hpp).
-  void poisson_setup(const PoissonHierarchy& h) override {
+  // MGPCG (cuda/cuda_poisson.hpp), bound to this backend's arrays.
+  MultigridOps& multigrid_setup(const PoissonHierarchy& h) override {
     poisson_.reset();  // a second setup frees the first hierarchy before allocating
     poisson_ = std::make_unique<CudaPoisson>(h, exec_.stream, cfg_.block_level_cells, cfg_.paired_smoothing_cells,
                                              rows_.get(), cfg_.replicated_cells);
+    poisson_->bind(rhs_.data(), open_.data(), phi_.data());
+    return *poisson_;
   }
-  double pcg_start() override { return mg().start(rhs_.data(), open_.data()); }
-  void mg_load_residual() override { mg().load_residual(); }
-  void mg_smooth(int level, int color) override { mg().smooth(level, color); }
-  void mg_restrict(int level) override { mg().restrict_from(level); }
-  void mg_prolong(int level) override { mg().prolong_to(level); }
-  double pcg_dot_rz() override { return mg().dot_rz(); }
-  void pcg_direction(double beta) override { mg().direction(beta); }
-  double pcg_apply() override { return mg().apply(); }
-  double pcg_update(double alpha) override { return mg().update(alpha); }
-  double poisson_residual_norm() override {
-    if (fft_) return fft_->residual_norm(rhs_.data(), x_.data(), open_.data());
-    return mg().residual_norm(rhs_.data(), open_.data());
-  }
-  void pcg_finish() override { mg().finish(phi_.data()); }
+  MultigridOps* multigrid() override { return poisson_.get(); }
 
   void pcg_start_on_device(int solve, double tolerance, int max_iterations) override {
     mg().start_on_device(rhs_.data(), open_.data(), solve_field<double>(offsetof(StepRecord, rhs2), solve), tolerance,
@@ -910,7 +899,16 @@ class CudaBackend final : public Backend, public DeviceStepping {
   DeviceBuffer<float4> u4_, v4_;  // sampling=packed
   std::unique_ptr<CudaPoisson> poisson_;  // after poisson_setup
   std::optional<SnapshotStaging> staging_;  // made at the first snapshot; a pending one keeps its own slot alive
-  std::unique_ptr<CudaFftPoisson> fft_;  // after fft_setup: project() uses x_
+  std::unique_ptr<CudaFftPoisson> fft_;  // after transform_setup: project() uses x_
+  // The transform solve bound to this backend's arrays (TransformOps).
+  struct Transform final : TransformOps {
+    CudaBackend* b;
+    explicit Transform(CudaBackend* backend) : b(backend) {}
+    void fft_solve() override { b->fft_->solve(b->rhs_.data(), b->x_.data(), b->phi_.data()); }
+    double poisson_residual_norm() override {
+      return b->fft_->residual_norm(b->rhs_.data(), b->x_.data(), b->open_.data());
+    }
+  } transform_{this};
   DeviceBuffer<double> x_;               // float64 pressure of the transform solve
   // stepping on the device: the step's clock and record, the host ring
   // the records come back into, and the recorded segments

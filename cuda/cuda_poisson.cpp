@@ -216,12 +216,12 @@ void CudaPoisson::flush_load() {
 void CudaPoisson::launch_smooth(int level, int color) {
   const DeviceLevel& l = levels_[level];
   if (halo_races_[level]) {  // the halo after the whole sweep: nothing to send before it
-    mg_smooth(stream_, l, ghosts_, color, false);
+    cuda::mg_smooth(stream_, l, ghosts_, color, false);
     mg_halo(stream_, l, ghosts_);
     exchange_e(level);
     return;
   }
-  rows_then_copy(l, [&](const DeviceLevel& part) { mg_smooth(stream_, part, ghosts_, color, true); }, l.e,
+  rows_then_copy(l, [&](const DeviceLevel& part) { cuda::mg_smooth(stream_, part, ghosts_, color, true); }, l.e,
                  split_[static_cast<size_t>(level)].halo);
 }
 
@@ -254,7 +254,7 @@ double CudaPoisson::start(const float* rhs, const float* open) {
   const DeviceLevel& l0 = levels_[0];
   x_.zero(stream_);
   const double* mean = mean_on_device(rhs);
-  pcg_start(stream_, l0, rhs, open, mean, r_.data(), partials_.data());
+  cuda::pcg_start(stream_, l0, rhs, open, mean, r_.data(), partials_.data());
   return std::sqrt(finish_sum(n_partials_, 0));
 }
 
@@ -303,10 +303,10 @@ void CudaPoisson::restrict_from(int level) {
   check_level(level, levels() - 2, "mg_restrict");
   if (level >= tail_from_) return queue(level, kTailRestrict);
   flush();
-  if (!rows_) return mg_restrict(stream_, levels_[level], levels_[level + 1]);
+  if (!rows_) return cuda::mg_restrict(stream_, levels_[level], levels_[level + 1]);
   const LevelRows& f_rows = split_[static_cast<size_t>(level)];
   const LevelRows& c_rows = split_[static_cast<size_t>(level) + 1];
-  if (f_rows.replicated) return mg_restrict(stream_, levels_[level], levels_[level + 1]);  // as one GPU
+  if (f_rows.replicated) return cuda::mg_restrict(stream_, levels_[level], levels_[level + 1]);  // as one GPU
   float* res = buffers_[static_cast<size_t>(level)].res.data();
   const DeviceLevel& fine = levels_[level];
   mg_residual_rows(stream_, fine, res);
@@ -324,7 +324,7 @@ void CudaPoisson::prolong_to(int level) {
   flush();
   if (rows_)  // the parents of this rank's fine rows that others own
     rows_->copy_rows(levels_[level + 1].e, levels_[level + 1].pitch, split_[static_cast<size_t>(level) + 1].parents);
-  rows_then_copy(levels_[level], [&](const DeviceLevel& part) { mg_prolong(stream_, part, levels_[level + 1], ghosts_); },
+  rows_then_copy(levels_[level], [&](const DeviceLevel& part) { cuda::mg_prolong(stream_, part, levels_[level + 1], ghosts_); },
                  levels_[level].e, split_[static_cast<size_t>(level)].halo);
 }
 
@@ -336,19 +336,19 @@ double CudaPoisson::dot_rz() {
 
 void CudaPoisson::direction(double beta) {
   flush();
-  rows_then_copy(levels_[0], [&](const DeviceLevel& part) { pcg_direction(stream_, part, ghosts_, part.e, beta, p_.data()); },
+  rows_then_copy(levels_[0], [&](const DeviceLevel& part) { cuda::pcg_direction(stream_, part, ghosts_, part.e, beta, p_.data()); },
                  p_.data(), split_[0].halo);
 }
 
 double CudaPoisson::apply() {
   flush();
-  pcg_apply(stream_, levels_[0], p_.data(), q_.data(), partials_.data());
+  cuda::pcg_apply(stream_, levels_[0], p_.data(), q_.data(), partials_.data());
   return finish_sum(n_partials_, 0);
 }
 
 double CudaPoisson::update(double alpha) {
   flush();
-  pcg_update(stream_, levels_[0], alpha, p_.data(), q_.data(), x_.data(), r_.data(), partials_.data());
+  cuda::pcg_update(stream_, levels_[0], alpha, p_.data(), q_.data(), x_.data(), r_.data(), partials_.data());
   return std::sqrt(finish_sum(n_partials_, 0));
 }
 
@@ -370,7 +370,7 @@ void CudaPoisson::start_on_device(const float* rhs, const float* open, const dou
   const DeviceLevel& l0 = levels_[0];
   x_.zero(stream_);
   const double* mean = mean_on_device(rhs);
-  pcg_start(stream_, l0, rhs, open, mean, r_.data(), partials_.data());
+  cuda::pcg_start(stream_, l0, rhs, open, mean, r_.data(), partials_.data());
   pcg_final_sum(stream_, partials_.data(), n_partials_, &st->r2, 0.0);
   pcg_init_on_device(stream_, st, rhs2, tolerance, max_iterations, rec_iterations, rec_relative);
 }
@@ -384,11 +384,11 @@ void CudaPoisson::step_on_device(double tolerance, int max_iterations, int64_t* 
   pcg_dot(stream_, l0, r_.data(), l0.e, partials_.data());
   pcg_final_sum(stream_, partials_.data(), n_partials_, &st->rz, 0.0);
   pcg_beta_on_device(stream_, st);
-  pcg_direction(stream_, l0, ghosts_, l0.e, 0.0, p_.data(), &st->beta);
-  pcg_apply(stream_, l0, p_.data(), q_.data(), partials_.data());
+  cuda::pcg_direction(stream_, l0, ghosts_, l0.e, 0.0, p_.data(), &st->beta);
+  cuda::pcg_apply(stream_, l0, p_.data(), q_.data(), partials_.data());
   pcg_final_sum(stream_, partials_.data(), n_partials_, &st->pq, 0.0);
   pcg_alpha_on_device(stream_, st);
-  pcg_update(stream_, l0, 0.0, p_.data(), q_.data(), x_.data(), r_.data(), partials_.data(), st);
+  cuda::pcg_update(stream_, l0, 0.0, p_.data(), q_.data(), x_.data(), r_.data(), partials_.data(), st);
   pcg_final_sum(stream_, partials_.data(), n_partials_, &st->r2, 0.0);
   pcg_check_on_device(stream_, st, tolerance, max_iterations, rec_iterations, rec_relative);
 }

@@ -30,7 +30,7 @@
 
 namespace sim::cuda {
 
-class CudaPoisson {
+class CudaPoisson final : public MultigridOps {
  public:
   // tail_cells: the levels of at most this many cells form the tail, and
   // the coarsest level whenever it has at most 16384; 0: no tail, every
@@ -69,6 +69,24 @@ class CudaPoisson {
   double residual_norm(const float* rhs, const float* open);  // poisson_residual_norm
   void finish(float* phi);                            // pcg_finish
 
+  // MultigridOps on the arrays bound here (the backend's rhs, open mask and phi).
+  void bind(const float* rhs, const float* open, float* phi) {
+    rhs_ = rhs;
+    open_ = open;
+    phi_ = phi;
+  }
+  double pcg_start() override { return start(rhs_, open_); }
+  void mg_load_residual() override { load_residual(); }
+  void mg_smooth(int level, int color) override { smooth(level, color); }
+  void mg_restrict(int level) override { restrict_from(level); }
+  void mg_prolong(int level) override { prolong_to(level); }
+  double pcg_dot_rz() override { return dot_rz(); }
+  void pcg_direction(double beta) override { direction(beta); }
+  double pcg_apply() override { return apply(); }
+  double pcg_update(double alpha) override { return update(alpha); }
+  double poisson_residual_norm() override { return residual_norm(rhs_, open_); }
+  void pcg_finish() override { finish(phi_); }
+
   // The loop's scalars on the device (PressureOps::pcg_start_on_device...):
   // rhs2 is the device ||rhs||^2 of this solve; the record pointers take the
   // iterations and the relative residual.
@@ -84,6 +102,10 @@ class CudaPoisson {
   int levels() const { return static_cast<int>(levels_.size()); }
 
  private:
+  const float* rhs_ = nullptr;  // bind()
+  const float* open_ = nullptr;
+  float* phi_ = nullptr;
+
   struct LevelBuffers {
     DeviceBuffer<float> cx, cy, e, f, e2;  // e2: the other array of a level smoothed in pairs
     DeviceBuffer<float> res;               // over ranks: f - A e for the restriction

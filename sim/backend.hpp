@@ -68,28 +68,14 @@ class PressureOps {
   virtual void sor_sweep(int color) = 0;   // cells with (i + j) % 2 == color; halo filled after
   virtual double residual_norm() = 0;      // ||rhs - lap phi||_2 over fluid cells
 
-  // ---- Multigrid-preconditioned conjugate gradients (sim/poisson.hpp) ----
-  // After poisson_setup, the backend holds the level arrays and four float64
-  // vectors on the grid: x (the pressure), r (residual), p (direction),
-  // q (A p); project() then uses x, and phi holds x rounded (for output).
-  // Every solve starts from x = 0, so a restart continues bit for bit.
-  virtual void poisson_setup(const PoissonHierarchy& h) = 0;  // once, before the first solve
-  virtual double pcg_start() = 0;     // x = 0, r = rhs (minus its mean over fluid cells if singular); returns ||r||_2
-  virtual void mg_load_residual() = 0;  // f_0 = r (rounded), e_0 = 0
-  virtual void mg_smooth(int level, int color) = 0;  // Gauss-Seidel on A e_l = f_l, cells (i + j) % 2 == color; halo filled after
-  virtual void mg_restrict(int level) = 0;  // f_{l+1} = sum over children of (f_l - A_l e_l); e_{l+1} = 0
-  virtual void mg_prolong(int level) = 0;   // e_l += e_{l+1} of the parent, on open cells; halo filled after
-  virtual double pcg_dot_rz() = 0;          // <r, e_0>
-  virtual void pcg_direction(double beta) = 0;  // p = e_0 + beta p; halo filled after
-  virtual double pcg_apply() = 0;           // q = A p; returns <p, q>
-  virtual double pcg_update(double alpha) = 0;  // x += alpha p, r -= alpha q; returns ||r||_2
-  virtual double poisson_residual_norm() = 0;   // ||b - A x||_2 recomputed in float64 (b mean-free if singular)
-  virtual void pcg_finish() = 0;            // phi = x rounded; halo of x and phi filled
-
-  // ---- Direct transform solve (only where fft_unsupported_reason is empty) ----
-  virtual void fft_setup(const PoissonHierarchy& h) = 0;  // once; plans and buffers; project() then uses x
-  virtual void fft_solve() = 0;  // x = A^-1 rhs (rhs mean-free if singular, x mean-free); phi = x rounded; halos filled
-
+  // ---- The solvers' own interfaces, set up once before the first solve ----
+  // Multigrid-preconditioned CG on the hierarchy `h`, bound to this
+  // backend's rhs, open mask and phi; project() then uses its x.
+  virtual MultigridOps& multigrid_setup(const PoissonHierarchy& h) = 0;
+  virtual MultigridOps* multigrid() = 0;  // what multigrid_setup set up last, or null
+  // The transform solve (only where fft_unsupported_reason is empty), bound
+  // the same way; project() then uses its x.
+  virtual TransformOps& transform_setup(const PoissonHierarchy& h) = 0;
 };
 
 // What an asynchronous step leaves on the device for the host to read

@@ -113,4 +113,34 @@ SIM_HD void poisson_halo_y(T* p, int i, int ny, int pitch, const GhostRule* ghos
   p[(i + 1) + (ny + 1) * pitch] = ghost_value(ghost[kTop], last, first);
 }
 
+// Multigrid-preconditioned conjugate gradients on a PoissonHierarchy, what
+// MultigridSolver (sim/pressure.cpp) drives: the hierarchy's level arrays
+// and four float64 vectors on the grid, x (the pressure), r (residual),
+// p (direction), q (A p), bound to a backend's rhs, open mask and phi
+// (phi holds x rounded, for output). Every solve starts from x = 0, so a
+// restart continues bit for bit. CpuPoisson and CudaPoisson implement it.
+class MultigridOps {
+ public:
+  virtual ~MultigridOps() = default;
+  virtual double pcg_start() = 0;     // x = 0, r = rhs (minus its mean over fluid cells if singular); returns ||r||_2
+  virtual void mg_load_residual() = 0;  // f_0 = r (rounded), e_0 = 0
+  virtual void mg_smooth(int level, int color) = 0;  // Gauss-Seidel on A e_l = f_l, cells (i + j) % 2 == color; halo filled after
+  virtual void mg_restrict(int level) = 0;  // f_{l+1} = sum over children of (f_l - A_l e_l); e_{l+1} = 0
+  virtual void mg_prolong(int level) = 0;   // e_l += e_{l+1} of the parent, on open cells; halo filled after
+  virtual double pcg_dot_rz() = 0;          // <r, e_0>
+  virtual void pcg_direction(double beta) = 0;  // p = e_0 + beta p; halo filled after
+  virtual double pcg_apply() = 0;           // q = A p; returns <p, q>
+  virtual double pcg_update(double alpha) = 0;  // x += alpha p, r -= alpha q; returns ||r||_2
+  virtual double poisson_residual_norm() = 0;   // ||b - A x||_2 recomputed in float64 (b mean-free if singular)
+  virtual void pcg_finish() = 0;            // phi = x rounded; halo of x and phi filled
+};
+
+// The direct transform solve (FftSolver), bound like MultigridOps.
+class TransformOps {
+ public:
+  virtual ~TransformOps() = default;
+  virtual void fft_solve() = 0;  // x = A^-1 rhs (rhs mean-free if singular, x mean-free); phi = x rounded; halos filled
+  virtual double poisson_residual_norm() = 0;  // ||b - A x||_2 in float64
+};
+
 }  // namespace sim

@@ -79,15 +79,16 @@ class MultigridSolver final : public PressureSolver {
   void prepare(PressureOps& ops, const PoissonHierarchy& h) override {
     levels_ = static_cast<int>(h.levels.size());
     coarse_sweeps_ = h.coarse_sweeps;
-    ops.poisson_setup(h);
+    mg_ = &ops.multigrid_setup(h);
   }
   PressureStats solve(PressureOps& ops, const PressureSettings& s) override {
     PressureStats st;
     const double b = ops.compute_rhs();
     st.rhs_norm = b;
-    double r = ops.pcg_start();
+    MultigridOps& mg = *mg_;
+    double r = mg.pcg_start();
     if (b == 0.0 || r == 0.0) {
-      ops.pcg_finish();
+      mg.pcg_finish();
       st.converged = true;
       return st;
     }
@@ -95,36 +96,36 @@ class MultigridSolver final : public PressureSolver {
     if (s.record_history) st.history.push_back(st.residual);
     double rz_old = 0;
     while (st.residual > s.tolerance && st.iterations < s.max_iterations) {
-      vcycle(ops, s.smoothing);
-      const double rz = ops.pcg_dot_rz();
-      ops.pcg_direction(st.iterations == 0 ? 0.0 : rz / rz_old);
+      vcycle(mg, s.smoothing);
+      const double rz = mg.pcg_dot_rz();
+      mg.pcg_direction(st.iterations == 0 ? 0.0 : rz / rz_old);
       rz_old = rz;
-      const double pq = ops.pcg_apply();
+      const double pq = mg.pcg_apply();
       // A (the Laplacian) and the V-cycle are both negative definite, so
       // <r, z> and <p, A p> are both negative and alpha is positive; anything
       // else means the preconditioner lost definiteness or a value is not finite.
       const double alpha = rz / pq;
       if (!(alpha > 0) || !std::isfinite(alpha)) break;
-      r = ops.pcg_update(alpha);
+      r = mg.pcg_update(alpha);
       ++st.iterations;
       st.residual = r / b;
       if (s.record_history) st.history.push_back(st.residual);
     }
-    ops.pcg_finish();
+    mg.pcg_finish();
     st.converged = st.residual <= s.tolerance;
     return st;
   }
 
   // The same loop with alpha, beta and the exit tests on the device.
   bool solves_on_device() const override { return true; }
-  void solve_on_device(PressureOps& ops, DeviceStepping& device, int solve) override {
+  void solve_on_device(PressureOps& /*ops*/, DeviceStepping& device, int solve) override {
     device.compute_rhs_on_device(solve);
     device.pcg_start_on_device(solve, tolerance_, max_iterations_);
     device.repeat_on_device([&] {
-      vcycle(ops, smoothing_);
+      vcycle(*mg_, smoothing_);
       device.pcg_step_on_device(solve, tolerance_, max_iterations_);
     });
-    ops.pcg_finish();
+    mg_->pcg_finish();
   }
   PressureStats stats_from_record(const StepRecord& r, int solve, const PressureSettings& s) const override {
     PressureStats st;
@@ -143,33 +144,34 @@ class MultigridSolver final : public PressureSolver {
  private:
   // Red-black before, black-red after and a symmetric coarse solve: the
   // cycle is a symmetric operator, as conjugate gradients needs.
-  void vcycle(PressureOps& ops, int nu) {
-    ops.mg_load_residual();
+  void vcycle(MultigridOps& mg, int nu) {
+    mg.mg_load_residual();
     const int last = levels_ - 1;
     for (int l = 0; l < last; ++l) {
       for (int k = 0; k < nu; ++k) {
-        ops.mg_smooth(l, 0);
-        ops.mg_smooth(l, 1);
+        mg.mg_smooth(l, 0);
+        mg.mg_smooth(l, 1);
       }
-      ops.mg_restrict(l);
+      mg.mg_restrict(l);
     }
     for (int k = 0; k < coarse_sweeps_; ++k) {
-      ops.mg_smooth(last, 0);
-      ops.mg_smooth(last, 1);
+      mg.mg_smooth(last, 0);
+      mg.mg_smooth(last, 1);
     }
     for (int k = 0; k < coarse_sweeps_; ++k) {
-      ops.mg_smooth(last, 1);
-      ops.mg_smooth(last, 0);
+      mg.mg_smooth(last, 1);
+      mg.mg_smooth(last, 0);
     }
     for (int l = last - 1; l >= 0; --l) {
-      ops.mg_prolong(l);
+      mg.mg_prolong(l);
       for (int k = 0; k < nu; ++k) {
-        ops.mg_smooth(l, 1);
-        ops.mg_smooth(l, 0);
+        mg.mg_smooth(l, 1);
+        mg.mg_smooth(l, 0);
       }
     }
   }
 
+  MultigridOps* mg_ = nullptr;  // the backend's (prepare)
   int levels_ = 0;
   int coarse_sweeps_ = 0;
   // what a recorded solve keeps (set_device_settings)
@@ -183,16 +185,16 @@ class MultigridSolver final : public PressureSolver {
 class FftSolver final : public PressureSolver {
  public:
   std::string name() const override { return "fft"; }
-  void prepare(PressureOps& ops, const PoissonHierarchy& h) override { ops.fft_setup(h); }
+  void prepare(PressureOps& ops, const PoissonHierarchy& h) override { tf_ = &ops.transform_setup(h); }
   PressureStats solve(PressureOps& ops, const PressureSettings& s) override {
     const double b = ops.compute_rhs();
-    ops.fft_solve();
-    return stats(b, b == 0.0 ? 0.0 : ops.poisson_residual_norm(), s);
+    tf_->fft_solve();
+    return stats(b, b == 0.0 ? 0.0 : tf_->poisson_residual_norm(), s);
   }
   bool solves_on_device() const override { return true; }
-  void solve_on_device(PressureOps& ops, DeviceStepping& device, int solve) override {
+  void solve_on_device(PressureOps& /*ops*/, DeviceStepping& device, int solve) override {
     device.compute_rhs_on_device(solve);
-    ops.fft_solve();
+    tf_->fft_solve();
     device.poisson_residual_on_device(solve);
   }
   PressureStats stats_from_record(const StepRecord& r, int solve, const PressureSettings& s) const override {
@@ -211,6 +213,8 @@ class FftSolver final : public PressureSolver {
     st.converged = st.residual <= s.tolerance;
     return st;
   }
+
+  TransformOps* tf_ = nullptr;  // the backend's (prepare)
 };
 
 }  // namespace

@@ -266,21 +266,14 @@ class CpuBackend final : public Backend {
     }));
   }
 
-  // Multigrid-preconditioned CG (sim/cpu/cpu_poisson.hpp).
   // Multigrid-preconditioned CG (sim/cpu/cpu_poisson.hpp; split over
   // ranks there, each rank its rows of every level).
-  void poisson_setup(const PoissonHierarchy& h) override { poisson_.setup(h, open_.data()); }
-  double pcg_start() override { return poisson_.pcg_start(rhs_.data()); }
-  void mg_load_residual() override { poisson_.mg_load_residual(); }
-  void mg_smooth(int level, int color) override { poisson_.mg_smooth(level, color); }
-  void mg_restrict(int level) override { poisson_.mg_restrict(level); }
-  void mg_prolong(int level) override { poisson_.mg_prolong(level); }
-  double pcg_dot_rz() override { return poisson_.pcg_dot_rz(); }
-  void pcg_direction(double beta) override { poisson_.pcg_direction(beta); }
-  double pcg_apply() override { return poisson_.pcg_apply(); }
-  double pcg_update(double alpha) override { return poisson_.pcg_update(alpha); }
-  double poisson_residual_norm() override { return poisson_.residual_norm(rhs_.data()); }
-  void pcg_finish() override { poisson_.finish(phi_.data()); }
+  MultigridOps& multigrid_setup(const PoissonHierarchy& h) override {
+    poisson_.setup(h, open_.data());
+    poisson_.bind(rhs_.data(), phi_.data());
+    return poisson_;
+  }
+  MultigridOps* multigrid() override { return poisson_.active() ? &poisson_ : nullptr; }
 
   // u = u** - dt grad p: from the float64 pressure of the multigrid and
   // transform solves when they run, else from phi.
@@ -324,12 +317,13 @@ class CpuBackend final : public Backend {
   // over ranks, each rank transforms its share of the row and column
   // blocks (the same bits as one rank) and ends with its rows of the
   // solution and the halo rows next to them.
-  void fft_setup(const PoissonHierarchy& h) override {
+  TransformOps& transform_setup(const PoissonHierarchy& h) override {
     poisson_.setup_operator(h, open_.data());
+    poisson_.bind(rhs_.data(), phi_.data());
     fft_ = std::make_unique<CpuFftPoisson>(h);
     if (ranks_) fft_->split(ranks_);
+    return transform_;
   }
-  void fft_solve() override { fft_->solve(rhs_.data(), poisson_.x().data(), phi_.data()); }
 
   Diagnostics diagnostics() override;
   int64_t nonfinite_particles() override { return ranks_ ? ranks_->sum(nonfinite_) : nonfinite_; }
@@ -544,6 +538,14 @@ class CpuBackend final : public Backend {
   RowBlocks rows_;  // the static row partition of the grid arrays (first touch)
   HostArray<real> u_, v_, uh_, vh_, us_, vs_, phi_, phi2_, rhs_, open_;
   std::vector<real> clearance_;  // fluid.advection = quick with obstacles: advection_clearance per point
+  // The transform solve bound to this backend's arrays; its residual is
+  // level 0's operator of poisson_ (split over ranks as the solve is).
+  struct Transform final : TransformOps {
+    CpuBackend* b;
+    explicit Transform(CpuBackend* backend) : b(backend) {}
+    void fft_solve() override { b->fft_->solve(b->rhs_.data(), b->poisson_.x().data(), b->phi_.data()); }
+    double poisson_residual_norm() override { return b->poisson_.poisson_residual_norm(); }
+  } transform_{this};
   BoundaryLinks links_;          // this rank's links (sim/boundary_flux.hpp)
   BoundarySums bsums_;           // the last step's parts
   // Two-way coupling, per face (sim/particle_physics.hpp): deposited

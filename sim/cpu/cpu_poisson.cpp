@@ -123,7 +123,8 @@ double CpuPoisson::mean_rhs(const real* rhs) {
 
 // x = 0; r = b, where b is rhs less its mean when A is singular (a
 // compatible right-hand side: the solve then converges in the range of A).
-double CpuPoisson::pcg_start(const real* rhs) {
+double CpuPoisson::pcg_start() {
+  const real* rhs = rhs_;
   const Level& L = levels_[0];
   const double mean = mean_rhs(rhs);
   std::fill(x_.begin(), x_.end(), 0.0);
@@ -321,7 +322,8 @@ double CpuPoisson::pcg_update(double alpha) {
 }
 
 // ||b - A x|| recomputed in float64 from x (not the recurrence's r).
-double CpuPoisson::residual_norm(const real* rhs) {
+double CpuPoisson::poisson_residual_norm() {
+  const real* rhs = rhs_;
   const Level& L = levels_[0];
   const PoissonLevel& o = L.op;
   const int P = o.pitch;
@@ -343,7 +345,8 @@ double CpuPoisson::residual_norm(const real* rhs) {
   }));
 }
 
-void CpuPoisson::finish(real* phi) {
+void CpuPoisson::pcg_finish() {
+  real* phi = phi_;
   fill_halo(0, x_.data());
   const Level& L = levels_[0];
   const int P = L.op.pitch;

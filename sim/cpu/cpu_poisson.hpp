@@ -27,7 +27,7 @@
 
 namespace sim {
 
-class CpuPoisson {
+class CpuPoisson final : public MultigridOps {
  public:
   // The operator of level 0 and the float64 pressure x (what an FFT solve
   // also needs); `open` is the grid's open mask.
@@ -42,17 +42,23 @@ class CpuPoisson {
     replicated_cells_ = replicated_cells < 0 ? 0 : replicated_cells;
   }
 
-  double pcg_start(const real* rhs);
-  void mg_load_residual();
-  void mg_smooth(int level, int color);
-  void mg_restrict(int level);
-  void mg_prolong(int level);
-  double pcg_dot_rz();
-  void pcg_direction(double beta);
-  double pcg_apply();
-  double pcg_update(double alpha);
-  double residual_norm(const real* rhs);  // ||b - A x||, b mean-free if singular
-  void finish(real* phi);                 // x halo; phi = x rounded, halo included
+  // The backend's rhs and phi, which the solve reads and writes (after setup).
+  void bind(const real* rhs, real* phi) {
+    rhs_ = rhs;
+    phi_ = phi;
+  }
+
+  double pcg_start() override;
+  void mg_load_residual() override;
+  void mg_smooth(int level, int color) override;
+  void mg_restrict(int level) override;
+  void mg_prolong(int level) override;
+  double pcg_dot_rz() override;
+  void pcg_direction(double beta) override;
+  double pcg_apply() override;
+  double pcg_update(double alpha) override;
+  double poisson_residual_norm() override;  // ||b - A x||, b mean-free if singular
+  void pcg_finish() override;               // x halo; phi = x rounded, halo included
 
   // The float64 pressure on the Grid layout (halo filled after finish()).
   const std::vector<double>& x() const { return x_; }
@@ -89,6 +95,8 @@ class CpuPoisson {
   std::vector<double> row_sum_;
   std::shared_ptr<const SlabRows> ranks_;
   int64_t replicated_cells_ = 0;
+  const real* rhs_ = nullptr;  // bind()
+  real* phi_ = nullptr;
 };
 
 }  // namespace sim

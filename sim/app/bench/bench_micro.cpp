@@ -441,6 +441,7 @@ void fft_solves(Context& x, const Config& cfg) {
     row.set("backend", x.report.backend);
     std::string error;
     std::unique_ptr<Backend> b;
+    TransformOps* transform = nullptr;
     if (!out_of_time(x.opts)) {
       try {
         SimState s = make_initial_state(c);
@@ -448,7 +449,7 @@ void fft_solves(Context& x, const Config& cfg) {
         b = fresh_backend(x, c, s, micro_dt(c, 1.0), error);
         if (b) {
           const PoissonHierarchy h = build_poisson_hierarchy(s.grid, s.open, make_constants(c, s.grid));
-          b->fft_setup(h);
+          transform = &b->transform_setup(h);
           b->compute_rhs();
           row.set("backend", b->name());
         }
@@ -463,7 +464,7 @@ void fft_solves(Context& x, const Config& cfg) {
       continue;
     }
     Backend* bp = b.get();
-    measure(x, row, bp, static_cast<double>(n) * n, 16.0, [bp] { bp->fft_solve(); });
+    measure(x, row, bp, static_cast<double>(n) * n, 16.0, [transform] { transform->fft_solve(); });
   }
 }
 
@@ -600,7 +601,7 @@ void multigrid_rows(Context& x, const Config& cfg, int n) {
         solver = make_pressure_solver(PressureSolverKind::multigrid, &h, false);
         solver->prepare(*b, h);
         b->compute_rhs();
-        b->pcg_start();
+        b->multigrid()->pcg_start();
       }
     } catch (const std::exception& e) {
       error = std::string("failed: ") + e.what();
@@ -609,29 +610,30 @@ void multigrid_rows(Context& x, const Config& cfg, int n) {
   }
   const int levels = static_cast<int>(h.levels.size()), sweeps = h.coarse_sweeps;
   Backend* bp = b.get();
-  auto vcycle = [bp, levels, sweeps] {
-    bp->mg_load_residual();
+  MultigridOps* mg = bp ? bp->multigrid() : nullptr;
+  auto vcycle = [mg, levels, sweeps] {
+    mg->mg_load_residual();
     const int last = levels - 1;
     for (int l = 0; l < last; ++l) {
       for (int k = 0; k < kMgSmoothing; ++k) {
-        bp->mg_smooth(l, 0);
-        bp->mg_smooth(l, 1);
+        mg->mg_smooth(l, 0);
+        mg->mg_smooth(l, 1);
       }
-      bp->mg_restrict(l);
+      mg->mg_restrict(l);
     }
     for (int k = 0; k < sweeps; ++k) {
-      bp->mg_smooth(last, 0);
-      bp->mg_smooth(last, 1);
+      mg->mg_smooth(last, 0);
+      mg->mg_smooth(last, 1);
     }
     for (int k = 0; k < sweeps; ++k) {
-      bp->mg_smooth(last, 1);
-      bp->mg_smooth(last, 0);
+      mg->mg_smooth(last, 1);
+      mg->mg_smooth(last, 0);
     }
     for (int l = last - 1; l >= 0; --l) {
-      bp->mg_prolong(l);
+      mg->mg_prolong(l);
       for (int k = 0; k < kMgSmoothing; ++k) {
-        bp->mg_smooth(l, 1);
-        bp->mg_smooth(l, 0);
+        mg->mg_smooth(l, 1);
+        mg->mg_smooth(l, 0);
       }
     }
   };
