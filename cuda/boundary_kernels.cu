@@ -11,21 +11,6 @@ namespace {
 
 constexpr int kLinkBlock = 256;
 
-// Velocity component q at offset (di, dj) from a face, as the CPU backend's
-// FaceNeighbours reads it (two cells out through wide_offset).
-struct GlobalNeighbours {
-  static constexpr int kRadius = 2;
-  const real* u;
-  const real* v;
-  int c, i, j;
-  const Constants& k;
-  __device__ real operator()(int q, int di, int dj) const {
-    if (di < -1 || di > 1) di = wide_offset(i, di, k.nx, is_periodic(k, kLeft), k.pitch - 2);
-    if (dj < -1 || dj > 1) dj = wide_offset(j, dj, k.ny, is_periodic(k, kBottom), k.rows - 2);
-    return (q == 0 ? u : v)[c + di + dj * k.pitch];
-  }
-};
-
 // Block o: rho dx dy times the sum of value(link, c) over owner o's links,
 // x (u links) and y (v links), into out[o].
 template <class Value>
@@ -49,19 +34,8 @@ __device__ void sum_owner(const Constants& k, const BoundaryLink* links, const i
 __global__ void link_flux_kernel(const Constants* kp, const BoundaryLink* links, const int* first, const real* u,
                                  const real* v, const real* open, const real* clear, double* out) {
   const Constants& k = *kp;
-  const bool quick = k.advection == static_cast<int>(AdvectionScheme::quick);
-  const bool solids = k.has_solids != 0;
-  const int P = k.pitch;
-  sum_owner(k, links, first, out, [&](const BoundaryLink& l, int c) {
-    const GlobalNeighbours n{u, v, c, l.i, l.j, k};
-    AdvectionReach r{};
-    if (quick)
-      r = l.q == 0 ? (clear ? reach_u(l.i, l.j, c, clear, k) : reach_u(l.i, l.j, c, AllClear{}, k))
-                   : (clear ? reach_v(l.i, l.j, c, clear, k) : reach_v(l.i, l.j, c, AllClear{}, k));
-    const bool lo = solids && (l.q == 0 ? solid_u(open, c - P) : solid_v(open, c - 1, P));
-    const bool hi = solids && (l.q == 0 ? solid_u(open, c + P) : solid_v(open, c + 1, P));
-    return static_cast<double>(link_tendency(n, r, l.q, l.side, lo, hi, k));
-  });
+  sum_owner(k, links, first, out,
+            [&](const BoundaryLink& l, int c) { return link_flux(l, c, u, v, open, clear, k); });
 }
 
 template <class T>

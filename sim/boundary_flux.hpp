@@ -70,6 +70,24 @@ SIM_HD real link_tendency(const N& n, const AdvectionReach& r, int q, int side, 
   }
 }
 
+// link_tendency of link l (its face at storage index c) from the arrays u,
+// v: the face's advection reach (from `clear`, the advection clearance, or
+// all clear when null) and its tangential neighbours' solid flags as the
+// momentum stage takes them.
+SIM_HD double link_flux(const BoundaryLink& l, int c, const real* u, const real* v, const real* open,
+                        const real* clear, const Constants& k) {
+  const FaceNeighbours n{u, v, c, l.i, l.j, k};
+  AdvectionReach r{};
+  if (k.advection == static_cast<int>(AdvectionScheme::quick))
+    r = l.q == 0 ? (clear ? reach_u(l.i, l.j, c, clear, k) : reach_u(l.i, l.j, c, AllClear{}, k))
+                 : (clear ? reach_v(l.i, l.j, c, clear, k) : reach_v(l.i, l.j, c, AllClear{}, k));
+  const bool solids = k.has_solids != 0;
+  const int P = k.pitch;
+  const bool lo = solids && (l.q == 0 ? solid_u(open, c - P) : solid_v(open, c - 1, P));
+  const bool hi = solids && (l.q == 0 ? solid_u(open, c + P) : solid_v(open, c + 1, P));
+  return static_cast<double>(link_tendency(n, r, l.q, l.side, lo, hi, k));
+}
+
 // The projection's tendency -d phi/dn of a face at storage index c, split
 // over its two normal sides: +phi behind / h through the back side, -phi
 // ahead / h through the front one (project_point's difference); nothing

@@ -256,6 +256,22 @@ SIM_HD int wide_offset(int i, int di, int n, bool periodic, int last) {
   return g < -1 ? -1 - i : g > last ? last - i : di;
 }
 
+// A face's neighbourhood read straight from the arrays: velocity component
+// q (0 = u, 1 = v) at offset (di, dj) from the face (i, j) at storage index
+// c; offsets two cells out through wide_offset (periodic images).
+struct FaceNeighbours {
+  static constexpr int kRadius = 2;
+  const real* u;
+  const real* v;
+  int c, i, j;
+  const Constants& k;
+  SIM_HD real operator()(int q, int di, int dj) const {
+    if (di < -1 || di > 1) di = wide_offset(i, di, k.nx, is_periodic(k, kLeft), k.pitch - 2);
+    if (dj < -1 || dj > 1) dj = wide_offset(j, dj, k.ny, is_periodic(k, kBottom), k.rows - 2);
+    return (q == 0 ? u : v)[c + di + dj * k.pitch];
+  }
+};
+
 // The advective fluxes of the momentum stage, over a face's neighbourhood:
 // `n(q, di, dj)` is velocity component q (0 = u, 1 = v) at offset (di, dj)
 // from the face, as a backend loop or a kernel's memory strategy fetches

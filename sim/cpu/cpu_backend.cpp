@@ -285,20 +285,9 @@ class CpuBackend final : public Backend {
   void boundary_flux(VelocityField in, int stage) override {
     if (links_.links.empty()) return;
     const auto [u, v] = velocity(in);
-    const bool quick = k_.advection == static_cast<int>(AdvectionScheme::quick);
     const real* clear = clearance_.empty() ? nullptr : clearance_.data();
-    const real* open = open_.data();
-    const bool solids = k_.has_solids != 0;
-    const int P = k_.pitch;
     sum_links(stage == 0 ? kPartFlux0 : kPartFlux1, [&](const BoundaryLink& l, int c) {
-      const FaceNeighbours n{u, v, c, l.i, l.j, k_};
-      AdvectionReach r{};
-      if (quick)
-        r = l.q == 0 ? (clear ? reach_u(l.i, l.j, c, clear, k_) : reach_u(l.i, l.j, c, AllClear{}, k_))
-                     : (clear ? reach_v(l.i, l.j, c, clear, k_) : reach_v(l.i, l.j, c, AllClear{}, k_));
-      const bool lo = solids && (l.q == 0 ? solid_u(open, c - P) : solid_v(open, c - 1, P));
-      const bool hi = solids && (l.q == 0 ? solid_u(open, c + P) : solid_v(open, c + 1, P));
-      return static_cast<double>(link_tendency(n, r, l.q, l.side, lo, hi, k_));
+      return link_flux(l, c, u, v, open_.data(), clear, k_);
     });
   }
   void boundary_pressure(int stage) override {
@@ -371,21 +360,6 @@ class CpuBackend final : public Backend {
     static double op(double a, double b) { return max_nan(a, b); }
   };
   struct Nb { real self, w, e, s, n; };
-  // A face's neighbourhood for momentum_u / momentum_v: component q at (di, dj).
-  // Offsets up to 2: those two cells out go through wide_offset (periodic
-  // images; sim/fluid_physics.hpp), the others are read directly.
-  struct FaceNeighbours {
-    static constexpr int kRadius = 2;
-    const real* u;
-    const real* v;
-    int c, i, j;
-    const Constants& k;
-    real operator()(int q, int di, int dj) const {
-      if (di < -1 || di > 1) di = wide_offset(i, di, k.nx, is_periodic(k, kLeft), k.pitch - 2);
-      if (dj < -1 || dj > 1) dj = wide_offset(j, dj, k.ny, is_periodic(k, kBottom), k.rows - 2);
-      return (q == 0 ? u : v)[c + di + dj * k.pitch];
-    }
-  };
 
   // One stage over every face: reach_of_u/v give a face's advection reach.
   template <class ReachU, class ReachV>
