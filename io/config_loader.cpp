@@ -530,7 +530,7 @@ std::string override_of(const Config& cfg, const std::string& key) {
 }
 
 Config load_config_string(const std::string& toml_text_in, const std::string& source_name,
-                          const std::vector<std::string>& overrides) {
+                          const std::vector<std::string>& overrides, std::string* case_choices) {
   if (toml_text_in.size() > kMaxConfigBytes)
     throw ConfigError(source_name + ": larger than 1 MiB, the limit for a config file");
   // A UTF-8 byte order mark (editors on Windows write one) is no content.
@@ -556,13 +556,15 @@ Config load_config_string(const std::string& toml_text_in, const std::string& so
   for (const auto& o : overrides) loader.apply_override(o);
   loader.validate();
   loader.cfg.source = source_name;
-  choose_case_strategies(loader.cfg, [&](const std::string& key) { return loader.given(key); });
+  const std::string chose =
+      choose_case_strategies(loader.cfg, [&](const std::string& key) { return loader.given(key); });
+  if (case_choices) *case_choices = chose;
   for (const auto& [key, origin] : loader.origins())
     if (origin.rfind("--set ", 0) == 0) loader.cfg.set_by.emplace(key, origin);
   return loader.cfg;
 }
 
-Config load_config(const std::string& path, const std::vector<std::string>& overrides) {
+Config load_config(const std::string& path, const std::vector<std::string>& overrides, std::string* case_choices) {
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (!f) throw ConfigError("cannot read config file '" + path + "': " + std::strerror(errno));
   struct stat st {};
@@ -581,7 +583,7 @@ Config load_config(const std::string& path, const std::vector<std::string>& over
   const int err = std::ferror(f) ? errno : 0;
   std::fclose(f);
   if (err) throw ConfigError("cannot read config file '" + path + "': " + std::strerror(err));
-  return load_config_string(text, path, overrides);
+  return load_config_string(text, path, overrides, case_choices);
 }
 
 }  // namespace sim

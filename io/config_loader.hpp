@@ -18,12 +18,16 @@ struct ConfigError : std::runtime_error {
 // Throws ConfigError. Config::source is set to `path`. A file larger than
 // 1 MiB is refused after reading 1 MiB + 1 byte; key names longer than 256
 // characters are refused, cut to 40 characters in the message.
-Config load_config(const std::string& path, const std::vector<std::string>& overrides = {});
+// `case_choices`, when given: what choose_case_strategies chose for the GPU
+// strategy keys the config left unset, and why ("" when nothing), for the
+// run's report.
+Config load_config(const std::string& path, const std::vector<std::string>& overrides = {},
+                   std::string* case_choices = nullptr);
 
 // As load_config, from text; `source_name` stands in for the path in messages
 // and in Config::source.
 Config load_config_string(const std::string& toml_text, const std::string& source_name,
-                          const std::vector<std::string>& overrides = {});
+                          const std::vector<std::string>& overrides = {}, std::string* case_choices = nullptr);
 
 // "--set KEY=VALUE" when that override gave `key` ("domain.nx",
 // "particles.regions[0].count") its value in `cfg` (Config::set_by); "" when

@@ -115,9 +115,6 @@ struct Config {
   int64_t paired_smoothing_cells = 0;  // CUDA: multigrid levels from this size smooth in red-black pairs; 0 = none
   RankTransport transport = RankTransport::auto_;  // CUDA ranks: how rows travel between them
   bool overlap = true;  // CUDA ranks: halo copies on a side stream, overlapped with the interior
-  // What choose_case_strategies chose for the keys the config left unset,
-  // and why, for the run's report ("" when it chose nothing).
-  std::string case_choices;
   int block_x = 0, block_y = 0;  // 0 = the variant's default
 
   // [output]

@@ -76,7 +76,7 @@ const std::vector<StrategyOption>& strategy_options() {
   return table;
 }
 
-void choose_case_strategies(Config& c, const std::function<bool(const std::string&)>& given) {
+std::string choose_case_strategies(Config& c, const std::function<bool(const std::string&)>& given) {
   const int64_t particles = c.regions.empty() && c.inject.rate <= 0 ? 0 : c.particle_capacity();
   const bool many = particles >= kManyParticles;
   std::string chose;
@@ -103,8 +103,8 @@ void choose_case_strategies(Config& c, const std::function<bool(const std::strin
       note("sort_every", std::to_string(c.sort_every));
     }
   }
-  if (chose.empty()) return;
-  c.case_choices = chose + " (" + std::to_string(particles) + " particle slots, " +
+  if (chose.empty()) return {};
+  return chose + " (" + std::to_string(particles) + " particle slots, " +
                    (many ? "at least " : "fewer than ") + std::to_string(kManyParticles) + "; " +
                    (c.solver == PressureSolverKind::jacobi ? "jacobi solver" : "solver " + std::string(to_string(c.solver))) +
                    ")";

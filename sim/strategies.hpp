@@ -74,10 +74,11 @@ std::vector<E> enum_values() {
 // for the Jacobi solver the vector sweep, and from kTemporalCells cells on
 // the temporally blocked one (on the H200: 384 against 338 Gcell/s at
 // 8192^2, 424 against 357 at 16384^2; at 4096^2 it loses, 186 against
-// 279). Writes what it chose into c.case_choices.
+// 279). Returns what it chose and why, for the run's report ("" when it
+// chose nothing).
 constexpr int64_t kManyParticles = int64_t(1) << 20;
 constexpr int64_t kTemporalCells = int64_t(8192) * 8192;
-void choose_case_strategies(Config& c, const std::function<bool(const std::string&)>& given);
+std::string choose_case_strategies(Config& c, const std::function<bool(const std::string&)>& given);
 
 // Which backends a strategy option selects code of.
 enum class StrategyScope {

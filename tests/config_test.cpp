@@ -467,13 +467,14 @@ TEST_CASE("config: a large run that fits this machine is accepted by the memory 
 // and 16M particles), one that overrides what the file or --set gave, and
 // a report that does not say what was chosen.
 TEST_CASE("config: GPU strategies left unset are chosen by the case, set ones are kept") {
-  const Config box = test::shipped_config("box.toml");  // 20,000 particles, solver auto
+  std::string chose;
+  const Config box = load_config(test::source_path("config/box.toml"), {}, &chose);  // 20,000 particles, solver auto
   CHECK(box.sampling == Sampling::software);
   CHECK(box.deposit == Deposit::fixed);
   CHECK(box.sort_every == 0);
   CHECK(box.stencil == Stencil::ldg);
-  CHECK(box.case_choices.find("deposit=fixed") != std::string::npos);
-  CHECK(box.case_choices.find("20000 particle slots") != std::string::npos);
+  CHECK(chose.find("deposit=fixed") != std::string::npos);
+  CHECK(chose.find("20000 particle slots") != std::string::npos);
 
   const Config large = test::shipped_config("bench_large.toml");  // 2^24 particles, jacobi, 4096^2
   CHECK(large.sampling == Sampling::packed);
@@ -484,17 +485,18 @@ TEST_CASE("config: GPU strategies left unset are chosen by the case, set ones ar
   CHECK(huge.stencil == Stencil::temporal);
 
   // given in the file or by --set: kept, and not reported as chosen
-  const Config given = test::shipped_config(
-      "bench_large.toml", {"gpu.deposit=\"atomic\"", "gpu.sort_every=0", "gpu.stencil=\"ldg\"", "gpu.sampling=\"texture\""});
+  const Config given = load_config(
+      test::source_path("config/bench_large.toml"),
+      {"gpu.deposit=\"atomic\"", "gpu.sort_every=0", "gpu.stencil=\"ldg\"", "gpu.sampling=\"texture\""}, &chose);
   CHECK(given.deposit == Deposit::atomic);
   CHECK(given.sort_every == 0);
   CHECK(given.stencil == Stencil::ldg);
   CHECK(given.sampling == Sampling::texture);
-  CHECK(given.case_choices.empty());
+  CHECK(chose.empty());
 
   // no particles: nothing about particles is chosen; a config built in code keeps the plain defaults
-  const Config tg = test::shipped_config("taylor_green.toml");
-  CHECK(tg.case_choices.empty());
+  load_config(test::source_path("config/taylor_green.toml"), {}, &chose);
+  CHECK(chose.empty());
   CHECK(Config{}.deposit == Deposit::sorted);
 }
 

@@ -99,8 +99,8 @@ int main(int argc, char** argv) {
   bool wrote = true;  // whether the run writes a report to standard output
   const int status = [&] {
     try {
-      const sim::Config cfg = sim::load_config(cli.config_path, sim::cli_overrides(cli));
       sim::RunOptions opts;
+      const sim::Config cfg = sim::load_config(cli.config_path, sim::cli_overrides(cli), &opts.case_choices);
       if (mpi) opts.comm = sim::Comm::world();
       if (cli.command == sim::Command::bench) {
         if (opts.comm.size() > 1) return sim::run_bench_ranks(cfg, cli.bench, opts.comm, std::cout, std::cerr);

@@ -278,8 +278,8 @@ int run(const Config& cfg, const RunOptions& opts, std::ostream& out, std::ostre
   });
   if (!notice.empty() && talk) out << notice << "\n";
   if (talk) out << "backend: " << backend->name() << "\n";
-  if (talk && !cfg.case_choices.empty() && backend->name().rfind("cuda", 0) == 0)
-    out << "strategies chosen by the case: " << cfg.case_choices << "\n";
+  if (talk && !opts.case_choices.empty() && backend->name().rfind("cuda", 0) == 0)
+    out << "strategies chosen by the case: " << opts.case_choices << "\n";
   // Central advection at a high cell Reynolds number: once, from the
   // config's speeds now or, when it sets none, from the flow at the end.
   const double speed = reference_speed(cfg);

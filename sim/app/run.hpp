@@ -18,6 +18,9 @@ struct RunOptions {
   // The ranks of the run (mpirun): more than one splits the grid into slabs
   // of rows on the CPU backend; rank 0 writes the snapshots and prints.
   Comm comm = Comm::serial();
+  // What the config loader chose for the GPU strategies the config left
+  // unset (load_config's case_choices), reported on a CUDA backend.
+  std::string case_choices;
 };
 
 // SIGINT, SIGTERM, SIGHUP, SIGUSR1 and SIGUSR2 from now on stop a run after
