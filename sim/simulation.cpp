@@ -165,7 +165,9 @@ void Simulation::heun(Particles particles, Project project) {
     particles();
     t.end(Phase::particles);
   };
-
+  // After each rk_stage, while its input is still there, the boundary links'
+  // share of its L; `project` adds their share of the pressure
+  // (sim/boundary_flux.hpp: each stage weighs 1/2 in u').
   if (!cfg_.two_way) {
     move();
     t.begin(Phase::momentum);
