@@ -595,11 +595,9 @@ class CudaBackend final : public Backend, public DeviceStepping {
         link_sums_.download(&all.part[0][0][0], link_sums_.size(), exec_.stream);
         stream_.synchronize();
       }
-      if (ranks_)  // each rank's sums, added in rank order
-        for (auto& part : all.part)
-          for (auto& owner : part)
-            for (double& x : owner) x = ranks_->sum(x);
-      set_boundary_diagnostics(all, static_cast<int>(cfg_.obstacles.size()), d);
+      // each rank's rates, added in rank order
+      set_boundary_diagnostics(all, static_cast<int>(cfg_.obstacles.size()), d,
+                               [&](double x) { return ranks_ ? ranks_->sum(x) : x; });
     }
     return d;
   }

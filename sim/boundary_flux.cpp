@@ -100,9 +100,12 @@ void boundary_rates(const BoundarySums& s, double rate[kBoundaryOwners][2]) {
     }
 }
 
-void set_boundary_diagnostics(const BoundarySums& s, int obstacles, Diagnostics& d) {
+void set_boundary_diagnostics(const BoundarySums& s, int obstacles, Diagnostics& d,
+                              const std::function<double(double)>& over_ranks) {
   double rate[kBoundaryOwners][2];
   boundary_rates(s, rate);
+  for (auto& owner : rate)
+    for (double& x : owner) x = over_ranks(x);
   d.boundaries = true;
   for (int side = 0; side < kSides; ++side)
     for (int a = 0; a < 2; ++a) d.side_intake[side][a] = rate[side][a];

@@ -18,6 +18,7 @@
 // and out, it accounts for every change of the mixture's momentum.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "sim/config.hpp"
@@ -133,7 +134,10 @@ struct BoundarySums {
 void boundary_rates(const BoundarySums& s, double rate[kBoundaryOwners][2]);
 
 struct Diagnostics;
-// Diagnostics' side intakes and obstacle forces from the step's sums (of all ranks).
-void set_boundary_diagnostics(const BoundarySums& s, int obstacles, Diagnostics& d);
+// Diagnostics' side intakes and obstacle forces from this rank's sums of
+// the step; `over_ranks` adds a value over the ranks of a split run (every
+// rank calls it for the same values in the same order), or returns it.
+void set_boundary_diagnostics(const BoundarySums& s, int obstacles, Diagnostics& d,
+                              const std::function<double(double)>& over_ranks);
 
 }  // namespace sim

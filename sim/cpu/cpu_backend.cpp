@@ -878,14 +878,9 @@ Diagnostics CpuBackend::diagnostics() {
     d.particle_mean_v[0] /= d.alive;
     d.particle_mean_v[1] /= d.alive;
   }
-  if (measures_boundaries(cfg_)) {
-    BoundarySums all = bsums_;
-    if (ranks_)  // each rank's sums, added in rank order
-      for (auto& part : all.part)
-        for (auto& owner : part)
-          for (double& x : owner) x = ranks_->sum(x);
-    set_boundary_diagnostics(all, static_cast<int>(cfg_.obstacles.size()), d);
-  }
+  if (measures_boundaries(cfg_))  // each rank's rates, added in rank order
+    set_boundary_diagnostics(bsums_, static_cast<int>(cfg_.obstacles.size()), d,
+                             [&](double x) { return ranks_ ? ranks_->sum(x) : x; });
   return d;
 }
 
