@@ -9,7 +9,7 @@
 //                 neighbours read from there.
 // R is 1 for every stencil but the momentum stage of fluid.advection =
 // quick (R = 2). Storage holds a one-cell halo, so a point two cells out is
-// read as wide_offset (sim/fluid_physics.hpp) places it: at its periodic
+// read as wide_offset (sim/model/fluid_physics.hpp) places it: at its periodic
 // image on a periodic axis, clamped into the arrays on a closed one (the
 // scheme's reach rules never use such a point).
 #pragma once
@@ -20,7 +20,7 @@
 #include "cuda/block_sum.cuh"
 #include "cuda/constants.cuh"
 #include "cuda/kernels.hpp"
-#include "sim/fluid_physics.hpp"
+#include "sim/model/fluid_physics.hpp"
 
 namespace sim::cuda {
 

@@ -1,10 +1,10 @@
 // The step's momentum exchange with the domain sides and the obstacles
-// (sim/boundary_flux.hpp): one block per owner sums its links in a fixed
+// (sim/model/boundary_flux.hpp): one block per owner sums its links in a fixed
 // order (deterministic), from the stage's velocity or the solve's pressure.
 #include "cuda/block_sum.cuh"
 #include "cuda/check.hpp"
 #include "cuda/kernels.hpp"
-#include "sim/boundary_flux.hpp"
+#include "sim/model/boundary_flux.hpp"
 
 namespace sim::cuda {
 namespace {

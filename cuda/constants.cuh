@@ -18,7 +18,7 @@
 
 #include "cuda/check.hpp"
 
-#include "sim/constants.hpp"
+#include "sim/model/constants.hpp"
 
 namespace sim::cuda {
 namespace {

@@ -27,10 +27,10 @@
 #include "cuda/cuda_backend.hpp"
 #include "cuda/cuda_poisson.hpp"
 #include "cuda/device_rows.hpp"
-#include "sim/faces.hpp"
-#include "sim/advection.hpp"
-#include "sim/injection.hpp"
-#include "sim/parallel/split_particles.hpp"
+#include "sim/model/faces.hpp"
+#include "sim/model/advection.hpp"
+#include "sim/model/injection.hpp"
+#include "sim/ranks/split_particles.hpp"
 
 namespace sim {
 namespace cuda {
@@ -155,7 +155,7 @@ class CudaBackend final : public Backend, public DeviceStepping {
         fluid_faces_[0] += active_u(i, j, k_) && !(k_.has_solids && solid_u(s.open.data(), c));
         fluid_faces_[1] += active_v(i, j, k_) && !(k_.has_solids && solid_v(s.open.data(), c, k_.pitch));
       }
-    // the boundary links of this rank's face rows (sim/boundary_flux.hpp)
+    // the boundary links of this rank's face rows (sim/model/boundary_flux.hpp)
     link_host_ = boundary_links(cfg_, g_, k_, s.open, exec_.row0, exec_.face_row_end());
     if (!link_host_.links.empty()) {
       links_.allocate(link_host_.links.size(), "boundary links");
@@ -267,7 +267,7 @@ class CudaBackend final : public Backend, public DeviceStepping {
       });
   }
 
-  // The coupled step (sim/particle_physics.hpp): with two-way coupling the
+  // The coupled step (sim/model/particle_physics.hpp): with two-way coupling the
   // fluid first takes the step's implicit drag (couple_particles: passes 1
   // to 3) and its halo is filled; then every particle moves against the
   // updated fluid, with coefficients from the same deposited mass.
@@ -864,7 +864,7 @@ class CudaBackend final : public Backend, public DeviceStepping {
   DeviceBuffer<real> u_, v_, uh_, vh_, us_, vs_, phi_, phi2_, rhs_, open_;
   DeviceBuffer<real> clearance_;  // MemoryPlan::advection_clearance
   // The boundary links of this rank's rows and the step's four parts of
-  // their sums (sim/boundary_flux.hpp; MemoryPlan::reductions)
+  // their sums (sim/model/boundary_flux.hpp; MemoryPlan::reductions)
   BoundaryLinks link_host_;
   DeviceBuffer<BoundaryLink> links_;
   DeviceBuffer<int> link_first_;

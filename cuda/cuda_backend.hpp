@@ -7,7 +7,7 @@
 #include <memory>
 #include <string>
 
-#include "sim/backend.hpp"
+#include "sim/model/backend.hpp"
 
 namespace sim {
 
@@ -18,7 +18,7 @@ bool cuda_backend_built();
 // Throws std::runtime_error("no CUDA device available: <reason>") without a
 // usable device, and an out-of-memory message (bytes needed, bytes free).
 // `ranks`: this process's rank of a run split into slabs of rows
-// (sim/parallel/slab_rows.hpp; its GPU: the rank's place on its host
+// (sim/ranks/slab_rows.hpp; its GPU: the rank's place on its host
 // modulo the host's GPUs, rows exchanged through NCCL), or null for a run
 // of one process. Collective over the ranks when given.
 std::unique_ptr<Backend> make_cuda_backend(const Config& cfg, const Grid& grid,

@@ -125,7 +125,7 @@ __global__ void spectral_kernel(double2* __restrict__ s, int hc, AxisView x, Axi
 }
 
 // The interior cell a halo cell copies, and the sign: the ghost rules of
-// sim/poisson.hpp (copy, negate, wrap). Corners compose both axes, as
+// sim/model/poisson.hpp (copy, negate, wrap). Corners compose both axes, as
 // filling the x sides and then the y sides does.
 __device__ __forceinline__ int ghost_source(int i, int n, int lo, int hi, double& sign) {
   if (i < 0) {

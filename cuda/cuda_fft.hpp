@@ -1,5 +1,5 @@
 // Direct solve of the pressure Poisson equation A x = rhs on level 0 with
-// cuFFT in float64 (sim/poisson_fft.hpp has the eigen decomposition).
+// cuFFT in float64 (sim/model/poisson_fft.hpp has the eigen decomposition).
 //
 // Method: one real 2-D FFT of length nx x ny in each direction, whatever the
 // boundary kinds. A cosine axis (Neumann) uses Makhoul's reordering (1980):
@@ -23,8 +23,8 @@
 #include <cstddef>
 #include <memory>
 
-#include "sim/constants.hpp"
-#include "sim/poisson_fft.hpp"
+#include "sim/model/constants.hpp"
+#include "sim/model/poisson_fft.hpp"
 
 namespace sim::cuda {
 

@@ -12,7 +12,7 @@ namespace sim::cuda {
 namespace {
 
 // The coarsest level is in the block-resident tail whenever it has at most
-// this many cells (always, for the hierarchies of sim/poisson.cpp, unless
+// this many cells (always, for the hierarchies of sim/model/poisson.cpp, unless
 // one side is thousands of times the other): its solve is thousands of
 // half-sweeps.
 constexpr int64_t kCoarseTailCells = 16384;
@@ -35,7 +35,7 @@ float single_value(const std::vector<real>& c, const PoissonLevel& l, int i_end,
 
 size_t CudaPoisson::bytes(const Grid& g) {
   // level 0: x r p q (float64), e f and e's twin for pair smoothing
-  // (float32), face bits; coarse levels as sim/poisson.cpp builds them,
+  // (float32), face bits; coarse levels as sim/model/poisson.cpp builds them,
   // each with e f cx cy, e's twin and face bits.
   size_t b = g.size() * (4 * sizeof(double) + 3 * sizeof(float) + 1);
   int nx = g.nx, ny = g.ny;

@@ -1,4 +1,4 @@
-// The CUDA side of the MGPCG primitives of sim/backend.hpp (PressureOps):
+// The CUDA side of the MGPCG primitives of sim/model/backend.hpp (PressureOps):
 // owns the device levels of a PoissonHierarchy (face bits, or coefficients
 // where a level is not uniform; e and f in float32) and the float64 Krylov
 // vectors x, r, p, q on the grid layout. CudaBackend forwards to it; the
@@ -24,9 +24,9 @@
 #include "cuda/device_buffer.hpp"
 #include "cuda/device_rows.hpp"
 #include "cuda/poisson_kernels.hpp"
-#include "sim/grid.hpp"
-#include "sim/parallel/level_rows.hpp"
-#include "sim/poisson.hpp"
+#include "sim/model/grid.hpp"
+#include "sim/ranks/level_rows.hpp"
+#include "sim/model/poisson.hpp"
 
 namespace sim::cuda {
 
@@ -42,7 +42,7 @@ class CudaPoisson final : public MultigridOps {
   //
   // rows: this process is one rank of a run split into slabs
   // (cuda/device_rows.hpp), or null. Each rank then updates its rows of
-  // each level (sim/parallel/level_rows.hpp, as the CPU backend), copies in
+  // each level (sim/ranks/level_rows.hpp, as the CPU backend), copies in
   // the halo, parent and child rows it reads from the other ranks, and
   // adds the reductions over ranks. The levels of at most `replicated_cells`
   // cells (pressure.replicated_cells; -1: kReplicatedCells) are replicated: every rank

@@ -1,5 +1,5 @@
 // Whole storage rows of device fields between the ranks of a run split into
-// slabs (sim/parallel/slab_rows.hpp), through NCCL: the GPU's halo
+// slabs (sim/ranks/slab_rows.hpp), through NCCL: the GPU's halo
 // exchange, the multigrid levels' row copies and the two-way deposit fold.
 // The plans (which rank takes which rows from whom) are SlabRows' and
 // LevelRows', the same as the CPU backend's; only the transport differs.
@@ -28,10 +28,10 @@
 #include <vector>
 
 #include "cuda/device_buffer.hpp"
-#include "sim/parallel/halo_exchange.hpp"
-#include "sim/parallel/slab_rows.hpp"
-#include "sim/strategies.hpp"
-#include "sim/types.hpp"
+#include "sim/ranks/halo_exchange.hpp"
+#include "sim/ranks/slab_rows.hpp"
+#include "sim/model/strategies.hpp"
+#include "sim/model/types.hpp"
 
 namespace sim::cuda {
 

@@ -4,9 +4,9 @@
 // (cuda/access.cuh) and calls the same physics functions as CpuBackend, in
 // the same order per face.
 #include "cuda/access.cuh"
-#include "sim/faces.hpp"
-#include "sim/fluid_physics.hpp"
-#include "sim/halo.hpp"
+#include "sim/model/faces.hpp"
+#include "sim/model/fluid_physics.hpp"
+#include "sim/model/halo.hpp"
 
 namespace sim::cuda {
 namespace {
@@ -41,7 +41,7 @@ __device__ __forceinline__ AdvectionReach stage_reach_v(int i, int j, int c, typ
 }
 
 // out = a base + b in + c dt L(in) (stage_point, momentum_u / momentum_v of
-// sim/fluid_physics.hpp); fields 0 = u_in, 1 = v_in; base read only when
+// sim/model/fluid_physics.hpp); fields 0 = u_in, 1 = v_in; base read only when
 // a != 0. R: the neighbourhood's radius, 2 for fluid.advection = quick.
 template <class A, class KP, bool kSolids, int R>
 __global__ void stage_kernel(KP kp, Region r, typename A::In ui, typename A::In vi, typename A::In ub,

@@ -2,7 +2,7 @@
 // physics phase, plus the bytes each moves at minimum. Plain C++ (no CUDA
 // syntax), so the backend, the tests and a benchmark can call them.
 //
-// Grid arrays are the MAC arrays of sim/grid.hpp (pitch floats per row,
+// Grid arrays are the MAC arrays of sim/model/grid.hpp (pitch floats per row,
 // one-cell halo). Every launcher enqueues on Exec::stream and returns
 // without synchronising.
 #pragma once
@@ -13,12 +13,12 @@
 #include <functional>
 
 #include "cuda/device_buffer.hpp"
-#include "sim/backend.hpp"
-#include "sim/boundary_flux.hpp"
-#include "sim/constants.hpp"
-#include "sim/injection.hpp"
-#include "sim/particles.hpp"
-#include "sim/strategies.hpp"
+#include "sim/model/backend.hpp"
+#include "sim/model/boundary_flux.hpp"
+#include "sim/model/constants.hpp"
+#include "sim/model/injection.hpp"
+#include "sim/model/particles.hpp"
+#include "sim/model/strategies.hpp"
 
 namespace sim::cuda {
 
@@ -30,7 +30,7 @@ struct Exec {
   ConstantsIn constants = ConstantsIn::constant;
   const Constants* k_dev = nullptr;  // the device copy, read when constants == global
   int nx = 0, ny = 0, pitch = 0;     // host copies of the grid shape, for launch geometry
-  // The rows a rank of a run split into slabs updates (sim/parallel/slab_rows.hpp):
+  // The rows a rank of a run split into slabs updates (sim/ranks/slab_rows.hpp):
   // cells and u faces in [row0, row_end), v faces in [row0, face_end);
   // -1: to ny, and ny + 1 (one rank: every row).
   int row0 = 0, row_end = -1, face_end = -1;
@@ -94,11 +94,11 @@ void copy_particle_dt(const Constants* k_dev, cudaStream_t s);
 // --- fluid (cuda/fluid_kernels.cu) -------------------------------------
 // out = a base + b (in + dt L(in)) on active faces, 0 on solid faces
 // (Backend::rk_stage); base not read when a == 0. `clearance`: the
-// advection_clearance field (sim/advection.hpp), read only by the quick
+// advection_clearance field (sim/model/advection.hpp), read only by the quick
 // scheme with obstacles (else may be null).
 void momentum_stage(const Exec& e, const StencilOpts& o, const real* ui, const real* vi, const real* ub,
                     const real* vb, const real* open, const real* clearance, real* uo, real* vo, real a, real b, real cl);
-// The boundary links' sums of one part of the step (sim/boundary_flux.hpp)
+// The boundary links' sums of one part of the step (sim/model/boundary_flux.hpp)
 // into out[2 * owner + component], one block per owner: the L of velocity
 // (u, v), or the pressure p. `clear`: the advection clearance, or null.
 void boundary_link_flux(cudaStream_t s, const Constants* k_dev, const BoundaryLink* links, const int* first,
@@ -170,7 +170,7 @@ struct ParticleStepArgs {
   const real* mv = nullptr;
   unsigned long long* counters = nullptr;  // [kRemoved, kRecycled, kNonFinite]
 };
-// Pass 4 of the coupled step (sim/particle_physics.hpp): coefficients from
+// Pass 4 of the coupled step (sim/model/particle_physics.hpp): coefficients from
 // the loading in mu, mv (phi = 0 one-way), sample the fluid, drag and
 // gravity, obstacles, walls. Two-way (`impulse` set): `fluid` is the free
 // fluid (stage), and each particle also takes kappa times the first
@@ -211,7 +211,7 @@ void deposit_reaction(const Exec& e, const ImpulseFields& f, int64_t slots);
 void pay_reaction(const Exec& e, const ImpulseFields& f, const real* open, int64_t slots);
 void give_back_reaction(const Exec& e, const ImpulseFields& f, const real* open, int64_t faces_u, int64_t faces_v);
 
-// Two-way coupling, passes 1 to 3 (sim/particle_physics.hpp). The per-face
+// Two-way coupling, passes 1 to 3 (sim/model/particle_physics.hpp). The per-face
 // arrays: M (particle mass), A and B of the implicit drag. M must be zero
 // before couple_particles; A and B are zero before and after (the face
 // update zeroes them), M keeps the step's mass for step_particles.

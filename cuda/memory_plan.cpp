@@ -8,8 +8,8 @@
 #include "cuda/cuda_fft.hpp"
 #include "cuda/cuda_poisson.hpp"
 #include "cuda/particle_store.hpp"
-#include "sim/checked.hpp"
-#include "sim/poisson.hpp"
+#include "sim/model/checked.hpp"
+#include "sim/model/poisson.hpp"
 
 namespace sim::cuda {
 
@@ -49,7 +49,7 @@ MemoryPlan plan_memory(const Config& cfg, const Grid& g, const StencilOpts& o, b
              sizeof(Constants);
   const Exec e{nullptr, ConstantsIn::constant, nullptr, g.nx, g.ny};
   p.reductions = static_cast<size_t>(cell_blocks(e, o)) * sizeof(double) + kReduceWorkspace;
-  // the boundary links and their sums (sim/boundary_flux.hpp)
+  // the boundary links and their sums (sim/model/boundary_flux.hpp)
   if (measures_boundaries(cfg))
     p.reductions += static_cast<size_t>(boundary_link_bound(cfg)) * sizeof(BoundaryLink) +
                     (kBoundaryOwners + 1) * sizeof(int) + kBoundaryParts * kBoundaryOwners * 2 * sizeof(double);

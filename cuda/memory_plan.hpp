@@ -6,8 +6,8 @@
 #include <string>
 
 #include "cuda/kernels.hpp"
-#include "sim/config.hpp"
-#include "sim/grid.hpp"
+#include "sim/model/config.hpp"
+#include "sim/model/grid.hpp"
 
 namespace sim::cuda {
 
@@ -41,7 +41,7 @@ struct MemoryPlan {
 // Throws when a count exceeds the 32-bit indexing of the kernels. `ranks`:
 // one rank of a run over GPU ranks, where auto takes multigrid (the
 // transform solve does not run there): the pressure solver budgeted is the
-// one the run will use (solves_by_transform, sim/poisson.hpp).
+// one the run will use (solves_by_transform, sim/model/poisson.hpp).
 MemoryPlan plan_memory(const Config& cfg, const Grid& g, const StencilOpts& o, bool ranks = false);
 
 }  // namespace sim::cuda

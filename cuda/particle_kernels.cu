@@ -1,20 +1,20 @@
 // Particle kernels: one thread per slot, templated on the particle view
 // (AoS or SoA), the fluid sampler (software bilinear, texture or packed),
 // the constants policy and the deposit mode. The passes of the coupled step
-// are CpuBackend::particles_impl's (sim/particle_physics.hpp): mass
+// are CpuBackend::particles_impl's (sim/model/particle_physics.hpp): mass
 // deposit, drag deposit, the fluid faces' update, then per particle
 // coefficients, sampling, drag, obstacles, walls.
 #include <algorithm>
 
-#include "sim/parallel/decomposition.hpp"
+#include "sim/ranks/decomposition.hpp"
 #include "cuda/access.cuh"
 #include "cuda/block_sum.cuh"
 #include "cuda/check.hpp"
 #include "cuda/constants.cuh"
 #include "cuda/kernels.hpp"
-#include "sim/faces.hpp"
-#include "sim/halo.hpp"
-#include "sim/particle_physics.hpp"
+#include "sim/model/faces.hpp"
+#include "sim/model/halo.hpp"
+#include "sim/model/particle_physics.hpp"
 
 namespace sim::cuda {
 namespace {
@@ -99,7 +99,7 @@ constexpr int kBoundsBlock = 256;
 // The bounds of what one live particle deposits: its mass onto M; onto B
 // and A, m alpha and m (alpha s - beta_m1 g dt) with its slip s = v - u(x_p)
 // against the fluid of the step's start, 0 <= alpha <= 1 and |beta_m1| <= 1
-// (sim/particle_physics.hpp, coupling_coeffs), so m max(1, |s_x| + |g_x dt|,
+// (sim/model/particle_physics.hpp, coupling_coeffs), so m max(1, |s_x| + |g_x dt|,
 // |s_y| + |g_y dt|). One atomicMax per warp.
 template <class View, class KP>
 __global__ void __launch_bounds__(kBoundsBlock) fixed_bounds_kernel(KP kp, View p, const real* __restrict__ u,

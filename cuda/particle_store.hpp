@@ -6,7 +6,7 @@
 
 #include "cuda/device_buffer.hpp"
 #include "cuda/kernels.hpp"
-#include "sim/particles.hpp"
+#include "sim/model/particles.hpp"
 
 namespace sim::cuda {
 

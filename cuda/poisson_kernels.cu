@@ -1,9 +1,9 @@
 // Kernels of the multigrid-preconditioned conjugate gradients
-// (sim/poisson.hpp, sim/pressure.cpp): red-black smoothing, restriction of
+// (sim/model/poisson.hpp, sim/model/pressure.cpp): red-black smoothing, restriction of
 // the residual, prolongation and a one-block coarse solve in float32 on the
 // levels; the float64 Krylov updates on level 0 with their dot products.
 //
-// Per point each kernel calls the SIM_HD functions of sim/poisson.hpp, so
+// Per point each kernel calls the SIM_HD functions of sim/model/poisson.hpp, so
 // the arithmetic is the CPU's. Every reduction is deterministic: each block
 // writes one partial sum (a fixed shuffle tree per warp, then the warps in
 // order), and one block sums the partials in a fixed order: a run is
@@ -22,8 +22,8 @@
 #include "cuda/block_sum.cuh"
 #include "cuda/check.hpp"
 #include "cuda/poisson_kernels.hpp"
-#include "sim/faces.hpp"
-#include "sim/fluid_physics.hpp"
+#include "sim/model/faces.hpp"
+#include "sim/model/fluid_physics.hpp"
 
 namespace sim::cuda {
 namespace {
@@ -84,7 +84,7 @@ __device__ __forceinline__ uint8_t bits_at(const DeviceLevel& l, int c) { return
 SIM_HD bool is_wrap(GhostRule r) { return r == GhostRule::wrap; }
 
 // The halo cells that take their value from cell (i, j), which now holds
-// `val` (sim/poisson.hpp: poisson_halo_x / poisson_halo_y), corners excluded.
+// `val` (sim/model/poisson.hpp: poisson_halo_x / poisson_halo_y), corners excluded.
 template <class T>
 __device__ __forceinline__ void halo_from_cell(T* p, int i, int j, int nx, int ny, int pitch, const Ghosts& g, T val) {
   const int c = (i + 1) + (j + 1) * pitch;

@@ -2,9 +2,9 @@
 // solve (cuda/poisson_kernels.cu), in plain C++ (no CUDA syntax). Every
 // launcher enqueues on `s` and returns without synchronising; none reads
 // anything back. The arithmetic per point is that of the SIM_HD functions of
-// sim/poisson.hpp, as on the CPU.
+// sim/model/poisson.hpp, as on the CPU.
 //
-// Layout: every array is a level array of sim/poisson.hpp (one-cell halo,
+// Layout: every array is a level array of sim/model/poisson.hpp (one-cell halo,
 // index (i + 1) + (j + 1) * pitch); level 0 has the Grid's pitch, so the
 // float64 Krylov vectors, rhs and phi share one index.
 #pragma once
@@ -12,8 +12,8 @@
 
 #include <cstdint>
 
-#include "sim/constants.hpp"
-#include "sim/poisson.hpp"
+#include "sim/model/constants.hpp"
+#include "sim/model/poisson.hpp"
 
 namespace sim::cuda {
 
@@ -43,7 +43,7 @@ struct DeviceLevel {
   const uint8_t* faces = nullptr;  // face bits, every level
   float* e = nullptr;  // correction
   float* f = nullptr;  // right-hand side of A e = f
-  // The rows this rank updates (sim/parallel/level_rows.hpp): all of them
+  // The rows this rank updates (sim/ranks/level_rows.hpp): all of them
   // on one rank. Sweeps, prolongation, the Krylov updates and their
   // reductions cover these rows only.
   int j_lo = 0, j_hi = 0;

@@ -1,14 +1,14 @@
 // Pressure Poisson primitives on the cells: right-hand side, Jacobi and
 // red-black SOR sweeps, the residual, and the pressure halo. Each stencil is
 // written once over a memory-access policy (cuda/access.cuh) and calls the
-// physics of sim/fluid_physics.hpp exactly as CpuBackend does.
+// physics of sim/model/fluid_physics.hpp exactly as CpuBackend does.
 #include <stdexcept>
 #include <string>
 #include <type_traits>
 
 #include "cuda/access.cuh"
-#include "sim/fluid_physics.hpp"
-#include "sim/halo.hpp"
+#include "sim/model/fluid_physics.hpp"
+#include "sim/model/halo.hpp"
 
 namespace sim::cuda {
 namespace {
@@ -195,7 +195,7 @@ __global__ void __launch_bounds__(kVecBlockX * kVecBlockY)
 // the windows overlap by a halo of 4 ceil(S/4) elements on each side and
 // each writes only its middle 128 - 2 halo elements.
 //
-// Between levels the pressure halo of sim/halo.hpp is reproduced in
+// Between levels the pressure halo of sim/model/halo.hpp is reproduced in
 // registers, in fill_pressure_halo's order: the ghost columns -1 and nx
 // take pressure_ghost of their interior neighbour in every row, then the
 // ghost rows -1 and ny take pressure_ghost of rows 0 and ny - 1 (so corners

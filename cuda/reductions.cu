@@ -11,16 +11,16 @@
 
 #include "cuda/constants.cuh"
 #include "cuda/kernels.hpp"
-#include "sim/faces.hpp"
-#include "sim/fluid_physics.hpp"
-#include "sim/halo.hpp"
-#include "sim/particle_physics.hpp"
+#include "sim/model/faces.hpp"
+#include "sim/model/fluid_physics.hpp"
+#include "sim/model/halo.hpp"
+#include "sim/model/particle_physics.hpp"
 
 namespace sim::cuda {
 namespace {
 
 struct MaxOp {
-  // NaN-propagating, so a blown-up face reaches next_dt (sim/types.hpp)
+  // NaN-propagating, so a blown-up face reaches next_dt (sim/model/types.hpp)
   __host__ __device__ double operator()(double a, double b) const { return max_nan(a, b); }
 };
 
@@ -127,7 +127,7 @@ void copy_dt_to_constants(const Constants* k_dev, cudaStream_t s) {
 namespace {
 
 // Simulation::next_dt and injection_count: the same choose_dt and
-// injected_between (sim/stability.hpp), in double with no contraction (the
+// injected_between (sim/model/stability.hpp), in double with no contraction (the
 // build passes -fmad=false), so the device clock stays bitwise the host's.
 __global__ void choose_dt_kernel(DtRule rule, DeviceStepState* __restrict__ st, Constants* __restrict__ k) {
   const double field_rate = rule.fixed_dt > 0 ? 0.0 : st->rate;

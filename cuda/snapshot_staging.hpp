@@ -19,8 +19,8 @@
 
 #include "cuda/device_buffer.hpp"
 #include "cuda/particle_store.hpp"
-#include "sim/backend.hpp"
-#include "sim/grid.hpp"
+#include "sim/model/backend.hpp"
+#include "sim/model/grid.hpp"
 
 namespace sim::cuda {
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "cuda/device.hpp"
-#include "sim/backend.hpp"
+#include "sim/model/backend.hpp"
 
 namespace sim::cuda {
 

@@ -5,7 +5,7 @@
 #include <cuda_runtime_api.h>
 
 #include "cuda/device.hpp"
-#include "sim/grid.hpp"
+#include "sim/model/grid.hpp"
 
 namespace sim::cuda {
 

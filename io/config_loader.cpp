@@ -1,6 +1,6 @@
 #include "io/config_loader.hpp"
 
-#include "sim/strategies.hpp"
+#include "sim/model/strategies.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -18,10 +18,10 @@
 
 #include "io/config_schema.hpp"
 #include "io/config_writer.hpp"
-#include "sim/checked.hpp"
-#include "sim/constants.hpp"
-#include "sim/grid.hpp"
-#include "sim/stability.hpp"
+#include "sim/model/checked.hpp"
+#include "sim/model/constants.hpp"
+#include "sim/model/grid.hpp"
+#include "sim/model/stability.hpp"
 
 namespace sim {
 namespace {

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/config.hpp"
+#include "sim/model/config.hpp"
 
 namespace sim {
 

@@ -11,7 +11,7 @@
 #include <variant>
 #include <vector>
 
-#include "sim/config.hpp"
+#include "sim/model/config.hpp"
 
 namespace sim {
 

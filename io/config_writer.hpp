@@ -5,7 +5,7 @@
 #include <string_view>
 
 #include "io/config_schema.hpp"
-#include "sim/config.hpp"
+#include "sim/model/config.hpp"
 
 namespace sim {
 

@@ -9,7 +9,7 @@
 #include <mutex>
 #include <stdexcept>
 
-#include "sim/checked.hpp"
+#include "sim/model/checked.hpp"
 
 namespace sim::h5 {
 namespace {

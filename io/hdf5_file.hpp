@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/parallel/comm.hpp"
+#include "sim/ranks/comm.hpp"
 
 namespace sim::h5 {
 

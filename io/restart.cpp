@@ -9,8 +9,8 @@
 #include <stdexcept>
 
 #include "io/snapshot_reader.hpp"
-#include "sim/constants.hpp"
-#include "sim/halo.hpp"
+#include "sim/model/constants.hpp"
+#include "sim/model/halo.hpp"
 
 namespace sim {
 namespace {

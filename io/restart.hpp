@@ -2,8 +2,8 @@
 #pragma once
 #include <string>
 
-#include "sim/config.hpp"
-#include "sim/state.hpp"
+#include "sim/model/config.hpp"
+#include "sim/model/state.hpp"
 
 namespace sim {
 

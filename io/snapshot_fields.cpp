@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "sim/parallel/comm.hpp"
+#include "sim/ranks/comm.hpp"
 
 namespace sim {
 

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "sim/state.hpp"
+#include "sim/model/state.hpp"
 
 namespace sim {
 

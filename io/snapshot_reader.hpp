@@ -4,7 +4,7 @@
 #include <string>
 
 #include "io/snapshot_fields.hpp"
-#include "sim/state.hpp"
+#include "sim/model/state.hpp"
 
 namespace sim {
 

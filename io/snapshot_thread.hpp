@@ -7,7 +7,7 @@
 // bounded at two host copies. submit() blocks while the bound is reached;
 // that wait is the part of the output time the stepping could not hide.
 //
-// A job is a PendingState (sim/backend.hpp): on the CPU a host copy made
+// A job is a PendingState (sim/model/backend.hpp): on the CPU a host copy made
 // before submit(); on the GPU a copy still under way from device staging
 // into pinned host memory, which the writer thread waits for (take()) and
 // then writes. The main thread pays only for starting the copy.
@@ -22,8 +22,8 @@
 
 #include "io/snapshot_series.hpp"
 #include "io/snapshot_writer.hpp"
-#include "sim/backend.hpp"
-#include "sim/state.hpp"
+#include "sim/model/backend.hpp"
+#include "sim/model/state.hpp"
 
 namespace sim {
 

@@ -8,8 +8,8 @@
 #include "io/snapshot_fields.hpp"
 #include "io/hdf5_file.hpp"
 #include "io/snapshot_files.hpp"
-#include "sim/parallel/agree.hpp"
-#include "sim/parallel/comm.hpp"
+#include "sim/ranks/agree.hpp"
+#include "sim/ranks/comm.hpp"
 
 namespace sim {
 namespace {

@@ -4,8 +4,8 @@
 #include <string>
 
 #include "io/hdf5_file.hpp"
-#include "sim/config.hpp"
-#include "sim/state.hpp"
+#include "sim/model/config.hpp"
+#include "sim/model/state.hpp"
 
 namespace sim {
 

@@ -20,9 +20,9 @@ cp config/*.toml "$out/corpus/"
 # as a parse error; the fuzzer looks for what the shipped code does wrong.
 # Only the config front end and what it links against; no HDF5, OpenMP or CUDA.
 srcs=(tests/fuzz/config_fuzz.cpp io/config_loader.cpp io/config_schema.cpp io/config_writer.cpp
-      sim/strategies.cpp)
+      sim/model/strategies.cpp)
 exe=$out/config_fuzz
-newest=$(ls -t "${srcs[@]}" io/config_*.hpp sim/*.hpp scripts/fuzz.sh | head -1)
+newest=$(ls -t "${srcs[@]}" io/config_*.hpp sim/model/*.hpp scripts/fuzz.sh | head -1)
 if [[ ! -x $exe || $newest -nt $exe ]]; then
   echo "fuzz: building $exe"
   "$CXX_FUZZ" -std=c++17 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \

@@ -7,7 +7,7 @@ set -euo pipefail
 packages=(cmake ninja-build g++ libomp-dev libhdf5-dev libhdf5-openmpi-dev hdf5-tools libcli11-dev doctest-dev
           libtomlplusplus-dev libfftw3-dev python3 python3-numpy python3-h5py python3-matplotlib
           clang-14 libclang-rt-14-dev  # clang + libFuzzer runtime: scripts/fuzz.sh
-          libopenmpi-dev openmpi-bin)  # MPI: sim_parallel and the mpirun tests
+          libopenmpi-dev openmpi-bin)  # MPI: sim_ranks and the mpirun tests
 if [[ "${1:-}" == "--paraview" ]]; then
   packages+=(paraview python3-paraview xvfb)
 fi

@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "sim/advection.hpp"
-#include "sim/faces.hpp"
-#include "sim/fluid_physics.hpp"
-#include "sim/halo.hpp"
+#include "sim/model/advection.hpp"
+#include "sim/model/faces.hpp"
+#include "sim/model/fluid_physics.hpp"
+#include "sim/model/halo.hpp"
 #include "support/cases.hpp"
 
 namespace {

@@ -11,9 +11,9 @@
 #include "io/config_schema.hpp"
 #include "io/config_writer.hpp"
 #include "sim/app/memory_check.hpp"
-#include "sim/checked.hpp"
-#include "sim/grid.hpp"
-#include "sim/state.hpp"
+#include "sim/model/checked.hpp"
+#include "sim/model/grid.hpp"
+#include "sim/model/state.hpp"
 #include "support/cases.hpp"
 #include "support/io.hpp"
 

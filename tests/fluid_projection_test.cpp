@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "sim/cpu/cpu_backend.hpp"
-#include "sim/pressure.hpp"
+#include "sim/model/pressure.hpp"
 #include "support/cases.hpp"
 
 namespace {

@@ -5,7 +5,7 @@
 
 #include <cmath>
 
-#include "sim/stability.hpp"
+#include "sim/model/stability.hpp"
 #include "support/cases.hpp"
 
 namespace {

@@ -9,7 +9,7 @@
 #include <cmath>
 #include <functional>
 
-#include "sim/stability.hpp"
+#include "sim/model/stability.hpp"
 #include "support/cases.hpp"
 
 namespace {

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "cuda/kernels.hpp"
-#include "sim/halo.hpp"
+#include "sim/model/halo.hpp"
 #include "support/gpu.hpp"
 
 namespace {

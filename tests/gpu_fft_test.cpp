@@ -14,7 +14,7 @@
 #include "support/cases.hpp"
 #include "support/gpu.hpp"
 #include "sim/cpu/cpu_fft.hpp"
-#include "sim/poisson.hpp"
+#include "sim/model/poisson.hpp"
 
 namespace {
 

@@ -15,10 +15,10 @@
 
 #include "cuda/cuda_backend.hpp"
 #include "sim/cpu/cpu_backend.hpp"
-#include "sim/poisson.hpp"
-#include "sim/pressure.hpp"
-#include "sim/simulation.hpp"
-#include "sim/state.hpp"
+#include "sim/model/poisson.hpp"
+#include "sim/model/pressure.hpp"
+#include "sim/model/simulation.hpp"
+#include "sim/model/state.hpp"
 
 namespace {
 

@@ -17,7 +17,7 @@
 #include "cuda/device_buffer.hpp"
 #include "cuda/kernels.hpp"
 #include "cuda/velocity_textures.hpp"
-#include "sim/random.hpp"
+#include "sim/model/random.hpp"
 
 namespace {
 

@@ -15,11 +15,11 @@
 #include <vector>
 
 #include "cuda/cuda_backend.hpp"
-#include "sim/backend.hpp"
-#include "sim/constants.hpp"
-#include "sim/random.hpp"
-#include "sim/simulation.hpp"
-#include "sim/state.hpp"
+#include "sim/model/backend.hpp"
+#include "sim/model/constants.hpp"
+#include "sim/model/random.hpp"
+#include "sim/model/simulation.hpp"
+#include "sim/model/state.hpp"
 
 namespace {
 

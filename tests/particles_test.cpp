@@ -5,7 +5,7 @@
 #include <cmath>
 #include <set>
 
-#include "sim/particle_physics.hpp"
+#include "sim/model/particle_physics.hpp"
 #include "io/restart.hpp"
 #include "io/snapshot_files.hpp"
 #include "io/snapshot_reader.hpp"

@@ -14,9 +14,9 @@
 
 #include "sim/cpu/cpu_backend.hpp"
 #include "sim/cpu/cpu_fft.hpp"
-#include "sim/poisson.hpp"
-#include "sim/pressure.hpp"
-#include "sim/simulation.hpp"
+#include "sim/model/poisson.hpp"
+#include "sim/model/pressure.hpp"
+#include "sim/model/simulation.hpp"
 
 namespace {
 

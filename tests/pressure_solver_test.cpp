@@ -3,7 +3,7 @@
 // The solvers read their right-hand side from the velocity (rhs = div u / dt),
 // so a problem A phi* = b is posed through the velocity u = grad phi* on the
 // faces (dt = 1): its discrete divergence is A phi* with the boundary rules
-// of sim/poisson.hpp (wall and inflow faces fixed at 0 = Neumann, an outflow
+// of sim/model/poisson.hpp (wall and inflow faces fixed at 0 = Neumann, an outflow
 // face across the negated ghost = Dirichlet, periodic faces across the wrap).
 // With dx = dy = 1 and an integer phi*, every face velocity and every b is an
 // integer, exact in float32, so phi* is the exact discrete answer.
@@ -25,10 +25,10 @@
 #include <unistd.h>
 
 #include "sim/cpu/cpu_backend.hpp"
-#include "sim/poisson.hpp"
-#include "sim/pressure.hpp"
-#include "sim/simulation.hpp"
-#include "sim/state.hpp"
+#include "sim/model/poisson.hpp"
+#include "sim/model/pressure.hpp"
+#include "sim/model/simulation.hpp"
+#include "sim/model/state.hpp"
 #include "support/cases.hpp"
 
 namespace {

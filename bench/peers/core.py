@@ -1,12 +1,12 @@
 """The bench_large step written once over a small array interface `B`
 (numpy in reference_numpy.py, PyTorch in step_torch.py, jax.numpy in
-step_jax.py), following sim/simulation.cpp, sim/fluid_physics.hpp,
-sim/particle_physics.hpp and sim/halo.hpp for a closed box with no-slip
+step_jax.py), following sim/model/simulation.cpp, sim/model/fluid_physics.hpp,
+sim/model/particle_physics.hpp and sim/model/halo.hpp for a closed box with no-slip
 walls at rest, central advection, two-way coupling, no obstacles, no
 injection, every particle alive.
 
 Storage (float32, no halo kept between phases; each stencil pads what it
-needs, the halo rules of sim/halo.hpp for walls):
+needs, the halo rules of sim/model/halo.hpp for walls):
   U    (ny, nx - 1)  u faces i = 1..nx-1, j = 0..ny-1 (the wall faces are 0)
   V    (ny - 1, nx)  v faces i = 0..nx-1, j = 1..ny-1
   phi  (ny, nx)      the kinematic pressure, Neumann (copy) ghosts
@@ -34,7 +34,7 @@ def dct_twiddles(n):
 
 def inverse_eigenvalues(case, dtype=np.float32):
     """1 / (lambda_kx + lambda_ky) of the closed box's Neumann Laplacian
-    (sim/poisson_fft.hpp: DCT-II, lambda_k = -4 c sin^2(pi k / (2 n)), c the
+    (sim/model/poisson_fft.hpp: DCT-II, lambda_k = -4 c sin^2(pi k / (2 n)), c the
     float coefficient promoted), 0 for the constant mode (the mean-free
     solution), transposed: shape (nx, ny), index [kx, ky]."""
     lx = -4.0 * float(case.inv_dx2) * np.sin(np.pi * np.arange(case.nx) / (2 * case.nx)) ** 2
@@ -325,7 +325,7 @@ class Physics:
 
 # ---- diagnostics for the self-checks (numpy, float64) -----------------------
 def fluid_momentum(case, U, V):
-    """cell_mass * sum over the fluid faces, (x, y) (sim/faces.hpp)."""
+    """cell_mass * sum over the fluid faces, (x, y) (sim/model/faces.hpp)."""
     return (case.cell_mass * float(np.sum(U, dtype=np.float64)), case.cell_mass * float(np.sum(V, dtype=np.float64)))
 
 

@@ -6,7 +6,7 @@ What it computes (bench/peers/core.py, the same code as the numpy
 reference, which agrees with sim's CPU backend on one step to ~4e-7):
 an N x N closed box of water (default 4096^2), P glass particles (default
 16,777,216) in x in [0.1, 0.9], y in [0.5, 0.9], 50-100 um, at rest; per
-step, as sim/simulation.cpp: the adaptive dt (on the device), the
+step, as sim/model/simulation.cpp: the adaptive dt (on the device), the
 particles with the implicit two-way coupling (mass deposit, the drag's A
 and B deposits, the face update u + (A - B u)/(m_f + B), sampling and the
 exactly integrated Stokes drag, walls with restitution), then Heun:

@@ -3,8 +3,8 @@
 #include <memory>
 #include <string>
 
-#include "sim/backend.hpp"
-#include "sim/state.hpp"
+#include "sim/model/backend.hpp"
+#include "sim/model/state.hpp"
 
 namespace sim {
 
@@ -17,7 +17,7 @@ std::unique_ptr<Backend> make_backend(const Config& cfg, const Grid& grid, std::
 bool resolves_to_cuda(const Config& cfg);
 
 class SlabRows;
-// A rank of a run split into slabs (sim/parallel/slab_rows.hpp): GPU ranks
+// A rank of a run split into slabs (sim/ranks/slab_rows.hpp): GPU ranks
 // when the config resolves to CUDA and this sim can exchange device rows
 // (NCCL), else the CPU backend. Collective over the ranks.
 std::unique_ptr<Backend> make_split_backend(const Config& cfg, const Grid& grid, std::shared_ptr<const SlabRows> slabs);

@@ -11,7 +11,7 @@
 #include <CLI/CLI.hpp>
 
 #include "io/config_writer.hpp"
-#include "sim/strategies.hpp"
+#include "sim/model/strategies.hpp"
 
 namespace sim {
 namespace {

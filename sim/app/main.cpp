@@ -16,7 +16,7 @@
 #include "sim/app/bench/bench.hpp"
 #include "sim/app/cli.hpp"
 #include "sim/app/run.hpp"
-#include "sim/parallel/comm.hpp"
+#include "sim/ranks/comm.hpp"
 
 namespace {
 

@@ -1,6 +1,6 @@
 #include "sim/app/memory_check.hpp"
 
-#include "sim/particle_physics.hpp"
+#include "sim/model/particle_physics.hpp"
 
 #include <unistd.h>
 
@@ -15,11 +15,11 @@
 #include "io/config_loader.hpp"
 #include "io/snapshot_thread.hpp"
 #include "sim/app/backend_factory.hpp"
-#include "sim/grid.hpp"
-#include "sim/particle_physics.hpp"
-#include "sim/particles.hpp"
-#include "sim/poisson.hpp"
-#include "sim/state.hpp"
+#include "sim/model/grid.hpp"
+#include "sim/model/particle_physics.hpp"
+#include "sim/model/particles.hpp"
+#include "sim/model/poisson.hpp"
+#include "sim/model/state.hpp"
 
 namespace sim {
 namespace {
@@ -66,7 +66,7 @@ MemoryNeed host_memory_need(const Config& cfg, bool cuda) {
   const Bytes slots = cap < 0 ? Bytes::overflow() : Bytes::count(cap);
   const bool levels = cfg.solver != PressureSolverKind::jacobi && cfg.solver != PressureSolverKind::sor;
 
-  // sim/state.cpp: u, v, phi, open and the particles.
+  // sim/model/state.cpp: u, v, phi, open and the particles.
   const Bytes state_grid = points * (4 * kReal), state_particles = slots * kParticle;
   // Simulation's constructor: the operator (cx, cy) of every level while the solver is set up.
   const Bytes hierarchy = levels ? points * (2 * kReal) + points * (2 * kReal) / 3 : Bytes(0);

@@ -7,8 +7,8 @@
 #include <cstdint>
 #include <string>
 
-#include "sim/checked.hpp"
-#include "sim/config.hpp"
+#include "sim/model/checked.hpp"
+#include "sim/model/config.hpp"
 
 namespace sim {
 
@@ -46,7 +46,7 @@ std::string memory_shortfall(const Config& cfg, const MemoryNeed& need, uint64_t
 // memory (and the kernels' 32-bit counts). Creates and allocates nothing.
 // Over several ranks, `ranks_on_host` processes of the run share this host's
 // memory, each holding the whole grid and every particle slot (the slabs'
-// storage, sim/parallel/slab_rows.hpp): they must fit together.
+// storage, sim/ranks/slab_rows.hpp): they must fit together.
 void check_run_fits(const Config& cfg, int ranks_on_host = 1);
 
 }  // namespace sim

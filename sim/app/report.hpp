@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "sim/backend.hpp"
-#include "sim/simulation.hpp"
+#include "sim/model/backend.hpp"
+#include "sim/model/simulation.hpp"
 
 namespace sim {
 

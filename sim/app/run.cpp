@@ -23,12 +23,12 @@
 #include "sim/app/backend_factory.hpp"
 #include "cuda/cuda_backend.hpp"
 #include "sim/app/cli.hpp"
-#include "sim/advection.hpp"
+#include "sim/model/advection.hpp"
 #include "sim/app/memory_check.hpp"
 #include "sim/cpu/cpu_backend.hpp"
-#include "sim/parallel/agree.hpp"
-#include "sim/parallel/slab_rows.hpp"
-#include "sim/simulation.hpp"
+#include "sim/ranks/agree.hpp"
+#include "sim/ranks/slab_rows.hpp"
+#include "sim/model/simulation.hpp"
 
 namespace sim {
 namespace {

@@ -4,10 +4,10 @@
 #include <iosfwd>
 #include <string>
 
-#include "sim/backend.hpp"
-#include "sim/config.hpp"
-#include "sim/parallel/comm.hpp"
-#include "sim/parallel/decomposition.hpp"
+#include "sim/model/backend.hpp"
+#include "sim/model/config.hpp"
+#include "sim/ranks/comm.hpp"
+#include "sim/ranks/decomposition.hpp"
 
 namespace sim {
 

@@ -15,15 +15,15 @@
 #include "sim/cpu/cpu_fft.hpp"
 #include "sim/cpu/cpu_memory.hpp"
 #include "sim/cpu/cpu_poisson.hpp"
-#include "sim/faces.hpp"
-#include "sim/advection.hpp"
-#include "sim/boundary_flux.hpp"
-#include "sim/fluid_physics.hpp"
-#include "sim/halo.hpp"
-#include "sim/injection.hpp"
-#include "sim/parallel/slab_rows.hpp"
-#include "sim/parallel/split_particles.hpp"
-#include "sim/particle_physics.hpp"
+#include "sim/model/faces.hpp"
+#include "sim/model/advection.hpp"
+#include "sim/model/boundary_flux.hpp"
+#include "sim/model/fluid_physics.hpp"
+#include "sim/model/halo.hpp"
+#include "sim/model/injection.hpp"
+#include "sim/ranks/slab_rows.hpp"
+#include "sim/ranks/split_particles.hpp"
+#include "sim/model/particle_physics.hpp"
 
 namespace sim {
 namespace {
@@ -322,7 +322,7 @@ class CpuBackend final : public Backend {
 
  private:
   // Rows this rank computes: cells [row_begin, cell_end), faces
-  // [row_begin, face_end) (sim/parallel/slab_rows.hpp); all of them alone.
+  // [row_begin, face_end) (sim/ranks/slab_rows.hpp); all of them alone.
   int row_begin() const { return ranks_ ? ranks_->j0() : 0; }
   int cell_end() const { return ranks_ ? ranks_->j1() : g_.ny; }
   int face_end() const { return ranks_ ? ranks_->face_end() : g_.ny + 1; }
@@ -520,9 +520,9 @@ class CpuBackend final : public Backend {
     void fft_solve() override { b->fft_->solve(b->rhs_.data(), b->poisson_.x().data(), b->phi_.data()); }
     double poisson_residual_norm() override { return b->poisson_.poisson_residual_norm(); }
   } transform_{this};
-  BoundaryLinks links_;          // this rank's links (sim/boundary_flux.hpp)
+  BoundaryLinks links_;          // this rank's links (sim/model/boundary_flux.hpp)
   BoundarySums bsums_;           // the last step's parts
-  // Two-way coupling, per face (sim/particle_physics.hpp): deposited
+  // Two-way coupling, per face (sim/model/particle_physics.hpp): deposited
   // particle mass M, and the implicit drag's A and B; A and B are zero
   // between steps.
   HostArray<real> mu_, mv_, au_, av_, bu_, bv_;
@@ -629,7 +629,7 @@ void CpuBackend::migrate(View p) {
   for (const Particle& q : send_to_owners(*ranks_, leaving)) p.store(static_cast<int64_t>(q.id % capacity), q);
 }
 
-// Passes 1 to 3 of the coupled step (sim/particle_physics.hpp): the
+// Passes 1 to 3 of the coupled step (sim/model/particle_physics.hpp): the
 // particle mass onto M, each particle's implicit drag onto A and B (its
 // loading sampled from M), then every fluid face's implicit update and the
 // halo. Each deposit is gathered per particle in parallel and added in
@@ -702,7 +702,7 @@ void CpuBackend::deposit_and_couple(View p) {
 
 // After the particles took their share of the first projection's impulse
 // (deposit_: per particle where it was and the momentum it took), the fluid
-// gives it back where it was taken (reaction_share, sim/particle_physics.hpp),
+// gives it back where it was taken (reaction_share, sim/model/particle_physics.hpp),
 // into the stage-2 base (stage, weighted 1/2 there: so twice): deposited
 // onto A (zero between steps), each face pays its share, and what no face
 // could pay (beyond a face's own impulse, or on a held face) is spread

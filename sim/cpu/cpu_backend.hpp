@@ -2,14 +2,14 @@
 #pragma once
 #include <memory>
 
-#include "sim/backend.hpp"
+#include "sim/model/backend.hpp"
 
 namespace sim {
 
 class SlabRows;
 
 // `ranks`: this process's rank of a run split into slabs of rows
-// (sim/parallel/slab_rows.hpp), or null for a run of one process. A split
+// (sim/ranks/slab_rows.hpp), or null for a run of one process. A split
 // backend holds the whole grid, computes the rows its rank owns, keeps the
 // particles whose positions its rank owns (each in its slot, the others'
 // slots dead here) and makes every reduction, download and pressure solve

@@ -1,5 +1,5 @@
 // Direct solve of the pressure Poisson equation A x = rhs on level 0 with
-// FFTW in float64 (sim/poisson_fft.hpp has the eigen decomposition): per
+// FFTW in float64 (sim/model/poisson_fft.hpp has the eigen decomposition): per
 // axis a real DFT (R2HC / HC2R) where periodic, DCT-II / DCT-III (REDFT10 /
 // REDFT01) where Neumann, DST-II / DST-III (RODFT10 / RODFT01) where
 // Dirichlet; divide by lambda_kx + lambda_ky; transform back.
@@ -13,8 +13,8 @@
 #include <memory>
 #include <vector>
 
-#include "sim/parallel/slab_rows.hpp"
-#include "sim/poisson_fft.hpp"
+#include "sim/ranks/slab_rows.hpp"
+#include "sim/model/poisson_fft.hpp"
 
 namespace sim {
 
@@ -37,7 +37,7 @@ class CpuFftPoisson {
 
   const FftProblem& problem() const { return p_; }
 
-  // A run over several ranks (slabs of rows, sim/parallel/slab_rows.hpp):
+  // A run over several ranks (slabs of rows, sim/ranks/slab_rows.hpp):
   // from then on solve() is collective. rhs is read in the rank's own rows;
   // x and phi are written in its rows and the halo rows next to them. The
   // blocks of rows go to the rank owning their first row, the blocks of

@@ -30,7 +30,7 @@ void CpuPoisson::setup_operator(const PoissonHierarchy& h, const real* open) {
   plan_split();
 }
 
-// Each level's rows per rank and the rows copied in (sim/parallel/level_rows.hpp).
+// Each level's rows per rank and the rows copied in (sim/ranks/level_rows.hpp).
 void CpuPoisson::plan_split() {
   std::vector<int> level_nx, level_ny;
   for (const Level& L : levels_) {

@@ -1,11 +1,11 @@
 // The multigrid-preconditioned conjugate gradient primitives of PressureOps
-// (sim/backend.hpp) on the CPU: the level arrays of sim/poisson.hpp in
+// (sim/model/backend.hpp) on the CPU: the level arrays of sim/model/poisson.hpp in
 // float32, the Krylov vectors in float64 on the Grid layout. CpuBackend owns
 // one and forwards to it. Loops run over rows with OpenMP; every sum is taken
 // per row and then over rows in order, so results do not depend on the
 // number of threads.
 //
-// Split over ranks (split(), sim/parallel/level_rows.hpp): every rank holds
+// Split over ranks (split(), sim/ranks/level_rows.hpp): every rank holds
 // every level whole and updates its rows of each: level 0 the slab's rows,
 // level l + 1 the rows whose first child row it owns (so a rank may own
 // none of a coarse level), and the coarsest levels (under 4 rows a rank, or
@@ -21,9 +21,9 @@
 #include <memory>
 #include <vector>
 
-#include "sim/parallel/level_rows.hpp"
-#include "sim/parallel/slab_rows.hpp"
-#include "sim/poisson.hpp"
+#include "sim/ranks/level_rows.hpp"
+#include "sim/ranks/slab_rows.hpp"
+#include "sim/model/poisson.hpp"
 
 namespace sim {
 

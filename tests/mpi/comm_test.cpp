@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/parallel/comm.hpp"
+#include "sim/ranks/comm.hpp"
 
 namespace {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/parallel/decomposition.hpp"
+#include "sim/ranks/decomposition.hpp"
 
 namespace {
 

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/parallel/comm.hpp"
+#include "sim/ranks/comm.hpp"
 
 int main(int argc, char** argv) {
   sim::MpiSession session(&argc, &argv);

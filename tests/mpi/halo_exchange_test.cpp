@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "sim/halo.hpp"
-#include "sim/parallel/halo_exchange.hpp"
+#include "sim/model/halo.hpp"
+#include "sim/ranks/halo_exchange.hpp"
 
 namespace {
 
@@ -107,7 +107,7 @@ TEST_CASE("halo: exchanged halos hold the global formula (cells, u and v faces; 
 
 namespace {
 
-// The serial fills of sim/halo.hpp for one field, on the sides that wrap.
+// The serial fills of sim/model/halo.hpp for one field, on the sides that wrap.
 void serial_fill(std::vector<float>& p, std::vector<float>& u, std::vector<float>& v, const sim::Constants& k,
                  bool x, bool y) {
   if (x) {

@@ -1,4 +1,4 @@
-// split_levels (sim/parallel/level_rows.hpp), the multigrid rows of a run
+// split_levels (sim/ranks/level_rows.hpp), the multigrid rows of a run
 // split into slabs that both backends use, against what each operation of
 // the V-cycle reads: every level's rows shared out without gap or overlap;
 // the replicated levels (every row on every rank) from the first one the
@@ -17,7 +17,7 @@
 #include <utility>
 #include <vector>
 
-#include "sim/parallel/level_rows.hpp"
+#include "sim/ranks/level_rows.hpp"
 
 namespace {
 

@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-#include "sim/parallel/comm.hpp"
+#include "sim/ranks/comm.hpp"
 
 int main(int argc, char** argv) {
   sim::MpiSession session(&argc, &argv);

@@ -17,8 +17,8 @@
 #include <type_traits>
 #include <vector>
 
-#include "sim/parallel/particle_exchange.hpp"
-#include "sim/random.hpp"
+#include "sim/ranks/particle_exchange.hpp"
+#include "sim/model/random.hpp"
 
 namespace {
 

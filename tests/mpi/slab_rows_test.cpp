@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/parallel/slab_rows.hpp"
+#include "sim/ranks/slab_rows.hpp"
 
 namespace {
 

@@ -14,10 +14,10 @@
 #include <string>
 #include <vector>
 
-#include "sim/constants.hpp"
+#include "sim/model/constants.hpp"
 #include "sim/cpu/cpu_fft.hpp"
-#include "sim/parallel/slab_rows.hpp"
-#include "sim/poisson.hpp"
+#include "sim/ranks/slab_rows.hpp"
+#include "sim/model/poisson.hpp"
 
 using sim::BoundaryKind;
 using sim::Comm;

@@ -14,7 +14,7 @@
 #include "io/config_writer.hpp"
 #include "sim/app/backend_factory.hpp"
 #include "sim/app/run.hpp"
-#include "sim/simulation.hpp"
+#include "sim/model/simulation.hpp"
 #include "support/io.hpp"
 
 namespace sim::test {

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "io/snapshot_reader.hpp"
-#include "sim/state.hpp"
+#include "sim/model/state.hpp"
 
 namespace sim::test {
 

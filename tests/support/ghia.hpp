@@ -9,8 +9,8 @@
 #include <sstream>
 #include <string>
 
-#include "sim/config.hpp"
-#include "sim/state.hpp"
+#include "sim/model/config.hpp"
+#include "sim/model/state.hpp"
 #include "support/cases.hpp"
 
 namespace sim::test {

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "cuda/cuda_backend.hpp"
-#include "sim/state.hpp"
+#include "sim/model/state.hpp"
 #include "support/cases.hpp"
 
 namespace sim::test {

@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
-#include "sim/backend.hpp"
-#include "sim/config.hpp"
-#include "sim/parallel/comm.hpp"
+#include "sim/model/backend.hpp"
+#include "sim/model/config.hpp"
+#include "sim/ranks/comm.hpp"
 
 namespace sim {
 

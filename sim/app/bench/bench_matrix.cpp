@@ -10,8 +10,8 @@
 
 #include "sim/app/bench/bench.hpp"
 #include "sim/app/backend_factory.hpp"
-#include "sim/pressure.hpp"
-#include "sim/simulation.hpp"
+#include "sim/model/pressure.hpp"
+#include "sim/model/simulation.hpp"
 #include "sim/app/bench/traffic.hpp"
 
 namespace sim {
@@ -43,7 +43,7 @@ const PhaseOf kPhases[] = {{Phase::particles, "particles", &traffic::StepCost::p
                            {Phase::pressure, "pressure", &traffic::StepCost::pressure},
                            {Phase::project, "project", &traffic::StepCost::project}};
 
-// Residual evaluations of one solve (sim/pressure.cpp): none for a zero
+// Residual evaluations of one solve (sim/model/pressure.cpp): none for a zero
 // right-hand side, else one before the first sweep and one per batch of
 // check_every sweeps.
 double residual_checks(const PressureStats& p, int check_every) {

@@ -17,13 +17,13 @@
 #include <stdexcept>
 
 #include "sim/app/bench/bench.hpp"
-#include "sim/random.hpp"
+#include "sim/model/random.hpp"
 #include "sim/app/backend_factory.hpp"
-#include "sim/poisson.hpp"
-#include "sim/pressure.hpp"
-#include "sim/simulation.hpp"
-#include "sim/stability.hpp"
-#include "sim/state.hpp"
+#include "sim/model/poisson.hpp"
+#include "sim/model/pressure.hpp"
+#include "sim/model/simulation.hpp"
+#include "sim/model/stability.hpp"
+#include "sim/model/state.hpp"
 #include "sim/app/bench/traffic.hpp"
 
 namespace sim {
@@ -472,7 +472,7 @@ void fft_solves(Context& x, const Config& cfg) {
 // host): the memory order `--sort-every` gives on the device, where the
 // bilinear gathers of neighbouring threads fall into the same cache lines.
 // No injection runs in the micro suite, so the slot invariant of
-// sim/state.hpp is not needed here.
+// sim/model/state.hpp is not needed here.
 SimState sorted_by_cell(const SimState& s) {
   const Grid& g = s.grid;
   const HostParticles& p = s.particles;

@@ -18,9 +18,9 @@
 #include "sim/app/bench/bench.hpp"
 #include "sim/app/run.hpp"
 #include "sim/cpu/cpu_backend.hpp"
-#include "sim/parallel/agree.hpp"
-#include "sim/parallel/slab_rows.hpp"
-#include "sim/simulation.hpp"
+#include "sim/ranks/agree.hpp"
+#include "sim/ranks/slab_rows.hpp"
+#include "sim/model/simulation.hpp"
 
 namespace sim {
 namespace {

@@ -14,15 +14,15 @@
 //   (Constants::has_solids); 4 B per point more.
 // - Halo fills (O(nx + ny)) and reductions' partial sums are left out.
 // - Flops are the adds, multiplies and divides written in
-//   sim/fluid_physics.hpp and sim/particle_physics.hpp (an FMA counts 2,
+//   sim/model/fluid_physics.hpp and sim/model/particle_physics.hpp (an FMA counts 2,
 //   as the two operations it replaces; exp and floor count 1 each).
 #pragma once
 #include <algorithm>
 #include <cstdint>
 
-#include "sim/config.hpp"
-#include "sim/grid.hpp"
-#include "sim/strategies.hpp"
+#include "sim/model/config.hpp"
+#include "sim/model/grid.hpp"
+#include "sim/model/strategies.hpp"
 
 namespace sim::traffic {
 
@@ -39,7 +39,7 @@ struct Cost {
 };
 
 constexpr double kFloat = 4;  // bytes of one field value
-constexpr int kCoarsestSideModel = 4;  // sim/poisson.hpp kCoarsestSide (this header stays free of sim/poisson.hpp)
+constexpr int kCoarsestSideModel = 4;  // sim/model/poisson.hpp kCoarsestSide (this header stays free of sim/model/poisson.hpp)
 
 inline double cells(const Grid& g) { return static_cast<double>(g.nx) * g.ny; }
 inline double faces(const Grid& g) { return static_cast<double>(g.nx + 1) * (g.ny + 1); }
@@ -104,7 +104,7 @@ inline Cost pcg_start_finish(double n_cells) { return {n_cells * 40, n_cells * 4
 // --- fluid, per face point (u and v faces together) ---------------------
 // One momentum stage (Backend::rk_stage): read u, v, write u, v (16 B), and
 // the base field when it has a weight (stage 2: 8 B more). Per component:
-// central advection (advect_*_point) 22 flops; quick (sim/fluid_physics.hpp,
+// central advection (advect_*_point) 22 flops; quick (sim/model/fluid_physics.hpp,
 // every flux wide) 104: two normal fluxes of 21 (midpoint4 5, quick_value 5,
 // the product and the curvature term 3, the curvature 8), two corner fluxes
 // of 28 (three corner products 12, the curvature 3, quick_flux 13), and the
@@ -192,7 +192,7 @@ inline Cost deposit(Deposit mode, double slots, const Grid& g) {
   return {pairs * (8 + 4 + 16.0 * passes + 8) + runs * 24, pairs * 2};
 }
 
-// The implicit two-way coupling (sim/particle_physics.hpp), per step, on top
+// The implicit two-way coupling (sim/model/particle_physics.hpp), per step, on top
 // of the particle step: pass 1 reads each particle's position, diameter and
 // alive flag (SoA 16 B, AoS the 32-byte record) and deposits its mass; pass
 // 2 reads the record again (SoA 24 B) with M and u, v at its faces and
@@ -268,7 +268,7 @@ inline StepCost step_cost(const Config& cfg, const Grid& g, const StepCounts& n)
                   particle_sort(slots, cfg.layout, g, cfg.sort_every);
     if (cfg.two_way) c.particles += coupling(cfg.deposit, n.alive, slots, cfg.layout, g);
   }
-  // two solves and projections a step (sim/simulation.cpp); n.sweeps and
+  // two solves and projections a step (sim/model/simulation.cpp); n.sweeps and
   // n.residuals count both solves
   c.momentum = momentum(faces(g), solids, cfg.advection);
   c.pressure = 2.0 * rhs(cells(g), solids);

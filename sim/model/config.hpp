@@ -1,0 +1,143 @@
+// The validated description of a run: plain values in SI units.
+// Keys, units, defaults and ranges are defined once, in io/config_schema.cpp;
+// docs/CONFIG.md documents the same table.
+#pragma once
+#include <cstdint>
+#include <stdexcept>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "sim/model/checked.hpp"
+#include "sim/model/strategies.hpp"
+
+namespace sim {
+
+struct BoundarySide {
+  BoundaryKind kind = BoundaryKind::wall;
+  double speed = 0.0;  // wall: tangential speed [m/s]; inflow: normal speed into the domain [m/s]
+};
+
+struct Obstacle {
+  ObstacleShape shape = ObstacleShape::circle;
+  double x = 0.0, y = 0.0;      // circle centre [m]
+  double radius = 0.0;          // [m]
+  double x0 = 0.0, y0 = 0.0;    // rectangle lower-left corner [m]
+  double x1 = 0.0, y1 = 0.0;    // rectangle upper-right corner [m]
+};
+
+// A rectangle filled with particles at start, uniformly at random.
+struct ParticleRegion {
+  double x0 = 0.0, y0 = 0.0, x1 = 0.0, y1 = 0.0;  // [m]
+  int64_t count = 0;
+  double diameter_min = 1e-4, diameter_max = 1e-4;  // [m]
+  double vx = 0.0, vy = 0.0;                        // initial velocity [m/s]
+};
+
+// Particles added while running (e.g. tracers at an inflow), `rate` per second.
+struct ParticleInjection {
+  double rate = 0.0;  // [1/s]; 0 disables
+  double x0 = 0.0, y0 = 0.0, x1 = 0.0, y1 = 0.0;
+  double diameter = 1e-4;  // [m]
+  double vx = 0.0, vy = 0.0;
+};
+
+struct Config {
+  std::string source;  // file the config came from (for messages and snapshots)
+  // Keys whose value a command-line override gave, to "--set KEY=VALUE" as
+  // written: what a message about that value names instead of the file.
+  // Empty for a config built in code.
+  std::map<std::string, std::string> set_by;
+
+  // [domain]
+  int nx = 64, ny = 64;        // cells
+  double lx = 1.0, ly = 1.0;   // [m]
+  double lz = 0.0;             // slab thickness [m] (fluid mass per cell, two-way coupling); 0 = min(lx, ly) / 100
+
+  // [fluid]
+  double density = 1000.0;     // [kg/m^3]
+  double viscosity = 1e-3;     // kinematic [m^2/s]
+  InitialFlow initial = InitialFlow::rest;
+  double initial_u = 0.0, initial_v = 0.0;  // uniform velocity or Taylor-Green amplitude [m/s]
+  double force_x = 0.0, force_y = 0.0;      // body force per unit mass on the fluid [m/s^2]
+  AdvectionScheme advection = AdvectionScheme::central;
+
+  // [gravity]
+  double gx = 0.0, gy = -9.81;  // [m/s^2]
+
+  // [time]
+  double dt = 0.0;      // fixed step [s]; 0 = adaptive from cfl
+  double cfl = 0.5;     // adaptive: dt = cfl * min(advective, viscous limit), at most dt_max
+                        // (no particle limit: the coupled particle step is stable at any dt)
+  double dt_max = 1e-2; // adaptive upper bound [s]
+
+  // [pressure]
+  PressureSolverKind solver = PressureSolverKind::auto_;
+  double tolerance = 1e-4;   // relative residual ||b - A p|| / ||b|| (float32 fields: ~1e-5 is the floor)
+  int max_iterations = 2000;
+  double omega = 0.0;        // SOR relaxation factor; 0 = optimal for the grid
+  int check_every = 10;      // residual checked every N sweeps
+  int max_failures = 3;      // consecutive unconverged solves that stop the run
+  // Over ranks: multigrid levels of at most this many cells held whole by
+  // every rank (sim/ranks/level_rows.hpp); -1 = the backend's own
+  // (none on the CPU, CudaPoisson::kReplicatedCells on GPU ranks).
+  int64_t replicated_cells = -1;
+
+  // [boundary]
+  BoundarySide left, right, bottom, top;
+
+  std::vector<Obstacle> obstacles;
+
+  // [particles]
+  double particle_density = 2500.0;  // [kg/m^3]
+  double restitution = 0.5;          // normal restitution on walls and obstacles
+  bool two_way = true;               // deposit the drag reaction on the fluid
+  int64_t capacity = 0;              // particle slots; 0 = total seeded count
+  std::vector<ParticleRegion> regions;
+  ParticleInjection inject;
+
+  // [run]
+  int64_t steps = 1000;
+  uint64_t seed = 1;
+  int64_t snapshot_every = 0;  // 0 = only the last step
+  std::string output = "out";
+  Layout layout = Layout::soa;
+  BackendKind backend = BackendKind::auto_;
+
+  // [gpu]
+  Stencil stencil = Stencil::ldg;
+  ConstantsIn constants = ConstantsIn::constant;
+  Sampling sampling = Sampling::software;
+  Deposit deposit = Deposit::sorted;
+  int64_t sort_every = 0;   // sort particles by cell every K steps; 0 = never
+  bool graphs = true;       // CUDA: replay each step's launches as graphs, scalars read back later
+  int64_t block_level_cells = 1024;  // CUDA: multigrid levels of at most this many cells in one block's launch
+  int64_t paired_smoothing_cells = 0;  // CUDA: multigrid levels from this size smooth in red-black pairs; 0 = none
+  RankTransport transport = RankTransport::auto_;  // CUDA ranks: how rows travel between them
+  bool overlap = true;  // CUDA ranks: halo copies on a side stream, overlapped with the interior
+  int block_x = 0, block_y = 0;  // 0 = the variant's default
+
+  // [output]
+  bool compress = false;
+  int compression_level = 4;
+  bool collective = true;  // over ranks with parallel HDF5: all ranks write each snapshot together
+
+  // Sum of the regions' counts; throws std::overflow_error past 2^63 - 1
+  // (io/config_loader refuses such a config first, naming the key).
+  int64_t total_seeded() const {
+    int64_t n = 0;
+    for (const auto& r : regions) {
+      const auto sum = checked_add(n, r.count);
+      if (!sum) throw std::overflow_error("the particle counts of particles.regions add up past 2^63 - 1");
+      n = *sum;
+    }
+    return n;
+  }
+  int64_t particle_capacity() const { return capacity > 0 ? capacity : total_seeded(); }
+  double dx() const { return lx / nx; }
+  double dy() const { return ly / ny; }
+  // The slab thickness in force: lz, or min(lx, ly) / 100 when lz = 0.
+  double slab_thickness() const { return lz > 0 ? lz : 0.01 * (lx < ly ? lx : ly); }
+};
+
+}  // namespace sim

@@ -1,0 +1,406 @@
+#include "sim/model/simulation.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sim/model/stability.hpp"
+
+namespace sim {
+namespace {
+
+std::string number(double x) {
+  if (std::isnan(x)) return "nan";  // its sign bit means nothing
+  char b[32];
+  std::snprintf(b, sizeof b, "%.6g", x);
+  return b;
+}
+
+// The first non-finite value of `s`, as "u = nan at face (3, 4)", and the
+// number of them in `count`. Scans what a snapshot writes: u and v on the
+// faces of the grid, the pressure on its cells, alive particles; particles
+// first when `particles_first` (a particle that went bad in a step from a
+// finite velocity field is where the NaN started; it deposits nothing, so
+// the fluid stays finite in that step).
+std::string first_non_finite(const SimState& s, bool particles_first, int64_t& count) {
+  const Grid& g = s.grid;
+  std::string first_fluid, first_particle;
+  count = 0;
+  auto face = [&](const std::vector<real>& f, const char* name, const char* where, int i, int j) {
+    const real x = f[g.idx(i, j)];
+    if (std::isfinite(x)) return;
+    ++count;
+    if (first_fluid.empty())
+      first_fluid = std::string(name) + " = " + number(x) + " at " + where + " (" + std::to_string(i) + ", " +
+                    std::to_string(j) + ")";
+  };
+  for (int j = 0; j < g.ny; ++j)
+    for (int i = 0; i <= g.nx; ++i) face(s.u, "u", "face", i, j);
+  for (int j = 0; j <= g.ny; ++j)
+    for (int i = 0; i < g.nx; ++i) face(s.v, "v", "face", i, j);
+  for (int j = 0; j < g.ny; ++j)
+    for (int i = 0; i < g.nx; ++i) face(s.phi, "pressure", "cell", i, j);
+  const HostParticles& p = s.particles;
+  for (size_t r = 0; r < p.size(); ++r) {
+    if (!p.alive[r]) continue;
+    const std::pair<const char*, real> values[] = {{"x", p.x[r]}, {"y", p.y[r]}, {"vx", p.vx[r]}, {"vy", p.vy[r]}, {"d", p.d[r]}};
+    for (const auto& [name, x] : values) {
+      if (std::isfinite(x)) continue;
+      ++count;
+      if (first_particle.empty())
+        first_particle = "particle id " + std::to_string(p.id[r]) + ": " + name + " = " + number(x);
+    }
+  }
+  if (particles_first && !first_particle.empty()) return first_particle;
+  return !first_fluid.empty() ? first_fluid : first_particle;
+}
+
+}  // namespace
+
+Simulation::Simulation(const Config& cfg, std::unique_ptr<Backend> backend, const SimState& state)
+    : cfg_(cfg), grid_(state.grid), k_(make_constants(cfg, state.grid)), backend_(std::move(backend)) {
+  settings_.tolerance = cfg.tolerance;
+  settings_.max_iterations = cfg.max_iterations;
+  settings_.check_every = cfg.check_every;
+  step_ = state.step;
+  time_ = state.time;
+  dt_ = state.dt;
+  next_id_ = state.next_id;
+  const double h = std::min(cfg.dx(), cfg.dy());
+  for (const BoundarySide* s : {&cfg.left, &cfg.right, &cfg.bottom, &cfg.top})
+    boundary_rate_ = std::max(boundary_rate_, std::abs(s->speed) / h);
+  first_step_ = step_;
+  rule_.fixed_dt = cfg.dt;
+  rule_.cfl = cfg.cfl;
+  rule_.dt_max = cfg.dt_max;
+  rule_.boundary_rate = boundary_rate_;
+  rule_.viscous_limit = viscous_dt_limit(cfg.viscosity, cfg.dx(), cfg.dy());
+  rule_.inject_rate = cfg.inject.rate;
+  backend_->set_constants(k_);
+  backend_->upload(state);
+  if (cfg.solver == PressureSolverKind::jacobi || cfg.solver == PressureSolverKind::sor) {
+    solver_ = make_pressure_solver(cfg.solver, nullptr, k_.has_solids != 0);
+  } else {
+    const PoissonHierarchy h = build_poisson_hierarchy(grid_, state.open, k_);
+    solver_ = make_pressure_solver(cfg.solver, &h, k_.has_solids != 0, backend_->transform_refusal());
+    solver_->prepare(*backend_, h);
+  }
+  device_ = cfg.graphs && solver_->solves_on_device() ? backend_->device_stepping() : nullptr;
+  async_ = device_ != nullptr;
+  if (async_) solver_->set_device_settings(settings_);
+}
+
+double Simulation::next_dt() {
+  if (cfg_.dt > 0) return cfg_.dt;
+  // max_nan in the reduction: a NaN face anywhere in [0, nx] x [0, ny] makes this NaN.
+  const double field_rate = backend_->max_velocity_rate();
+  if (!std::isfinite(field_rate)) throw_non_finite(step_, time_, "CFL rate " + number(field_rate), backend_->nonfinite_particles() > 0);
+  const DtChoice c = choose_dt(rule_, field_rate);
+  if (c.viscous) ++viscous_limited_steps_;
+  return c.dt;
+}
+
+// One step: Heun's method (SSP-RK2) for the momentum equation with a
+// projection per stage,
+//   u1 = P(u + dt L(u)),   u' = P(u/2 + (u1 + dt L(u1))/2),
+// L = advection + diffusion + body force (stage_point, sim/model/fluid_physics.hpp),
+// and the particles. Second order in time for the velocity, and a steady
+// state (P L(u) = 0) does not depend on dt. The second projection runs with
+// dt/2 (its weight in u'), so phi is the kinematic pressure of either stage.
+//
+// One-way (or no particles): the particles move first, in the fluid of the
+// step's start. Two-way (docs/ARCHITECTURE.md, "The coupled step"): the
+// implicit drag D (u + D = the free fluid u~, Backend::couple_fluid) enters
+// both stages as a source, L never acting on it,
+//   u1 = P(u~ + dt L(u)),   u' = P(u~/2 + R + (u1 + dt L(u1))/2),
+// and the particles move after the first projection: against u~, plus
+// their share of that projection's impulse, which the fluid gives back (R)
+// before the second. So the pressure that holds the fluid (a wall, a
+// gradient) holds back the particles' drag on it within the step.
+//
+// Two ways through the same sequence (heun): on the host, every scalar
+// (dt, norms, residuals) comes back before the next call; on an
+// asynchronous backend they stay on the device in the step's StepRecord,
+// the fixed launches of each segment are recorded once and replayed, and
+// the host reads the records a few steps behind (absorb).
+StepInfo Simulation::step() {
+  if (async_ready()) return step_on_device();
+  StepInfo info;
+  dt_ = next_dt();
+  info.dt = dt_;
+  set_dt(dt_);
+
+  PressureStats solves[2];
+  heun(
+      [&] {
+        const int64_t inject = injection_count(cfg_, time_, time_ + dt_);
+        backend_->step_particles(next_id_, inject);
+        next_id_ += static_cast<uint64_t>(inject);
+      },
+      [&](int stage) {
+        if (stage == 1) set_dt(0.5 * dt_);
+        solves[stage] = solve_and_project(stage);
+        if (stage == 1) set_dt(dt_);
+      });
+  info.pressure = combine(solves[0], solves[1]);
+  last_pressure_ = info.pressure;
+  time_ += dt_;
+  ++step_;
+  return info;
+}
+
+// The fluid part of the step and where the particles move in it, once for
+// both ways: `project(stage)` solves the pressure of stage 0 or 1 (the
+// second with dt/2) and projects.
+template <class Particles, class Project>
+void Simulation::heun(Particles particles, Project project) {
+  PhaseTimer& t = backend_->timer();
+  auto move = [&] {
+    t.begin(Phase::particles);
+    particles();
+    t.end(Phase::particles);
+  };
+  // After each rk_stage, while its input is still there, the boundary links'
+  // share of its L; `project` adds their share of the pressure
+  // (sim/model/boundary_flux.hpp: each stage weighs 1/2 in u').
+  if (!cfg_.two_way) {
+    move();
+    t.begin(Phase::momentum);
+    backend_->copy_velocity(VelocityField::current, VelocityField::saved);
+    backend_->rk_stage(VelocityField::saved, VelocityField::saved, VelocityField::current, real(0), real(1), real(1));
+    backend_->boundary_flux(VelocityField::saved, 0);
+    t.end(Phase::momentum);
+    project(0);
+    t.begin(Phase::momentum);
+    backend_->copy_velocity(VelocityField::current, VelocityField::stage);
+    backend_->rk_stage(VelocityField::stage, VelocityField::saved, VelocityField::current, real(0.5), real(0.5),
+                       real(0.5));
+    backend_->boundary_flux(VelocityField::stage, 1);
+    t.end(Phase::momentum);
+    project(1);
+    return;
+  }
+  t.begin(Phase::momentum);
+  backend_->copy_velocity(VelocityField::current, VelocityField::saved);  // u
+  t.end(Phase::momentum);
+  t.begin(Phase::particles);
+  backend_->couple_fluid();  // current = u~ (fixed boundary faces), stage = u~ (free boundary faces)
+  t.end(Phase::particles);
+  t.begin(Phase::momentum);
+  backend_->rk_stage(VelocityField::saved, VelocityField::stage, VelocityField::current, real(1), real(0), real(1));
+  backend_->boundary_flux(VelocityField::saved, 0);
+  backend_->copy_velocity(VelocityField::current, VelocityField::saved);  // what the projection starts from
+  t.end(Phase::momentum);
+  project(0);
+  move();  // against stage, plus the share of current - saved; R into stage
+  t.begin(Phase::momentum);
+  backend_->copy_velocity(VelocityField::current, VelocityField::saved);  // u1
+  backend_->rk_stage(VelocityField::saved, VelocityField::stage, VelocityField::current, real(0.5), real(0.5),
+                     real(0.5));
+  backend_->boundary_flux(VelocityField::saved, 1);
+  t.end(Phase::momentum);
+  project(1);
+}
+
+// The step's pressure figures: both solves' iterations, the worse residual.
+PressureStats Simulation::combine(const PressureStats& first, const PressureStats& second) {
+  PressureStats p = second;
+  p.iterations = first.iterations + second.iterations;
+  p.converged = first.converged && second.converged;
+  if (std::isnan(first.residual) || first.residual > second.residual) p.residual = first.residual;
+  p.rhs_norm = max_nan(first.rhs_norm, second.rhs_norm);
+  return p;
+}
+
+bool Simulation::async_ready() {
+  if (!async_) return false;
+  // The first step runs on the host: it sizes every workspace before any
+  // launch is recorded. Then the device clock takes over.
+  if (!clock_started_) {
+    if (step_ == first_step_) return false;
+    device_->start_device_clock(DeviceClock{step_, time_, next_id_}, rule_);
+    clock_started_ = true;
+  }
+  return true;
+}
+
+StepInfo Simulation::step_on_device() {
+  // At most kRecordsAhead steps ahead of what the host has checked.
+  while (device_->records_in_flight() >= kRecordsAhead) absorb_next(true);
+  PhaseTimer& t = backend_->timer();
+  device_->prepare_step_on_device();
+  // The whole step is one recording; the phase timer's begin/end inside
+  // become timed nodes of it.
+  device_->segment(kSegmentStep, [&] {
+    device_->choose_dt_on_device();
+    heun([&] { device_->step_particles_on_device(); },
+         [&](int stage) {
+           t.begin(Phase::pressure);
+           if (stage == 1) device_->scale_dt_on_device(real(0.5));
+           solver_->solve_on_device(*backend_, *device_, stage);
+           t.end(Phase::pressure);
+           t.begin(Phase::project);
+           backend_->project();
+           backend_->boundary_pressure(stage);
+           t.end(Phase::project);
+           // the particles' share of the first projection is taken with dt, not dt/2
+         });
+  });
+  device_->close_record();
+  ++step_;
+  // Whatever has finished meanwhile, without waiting.
+  while (absorb_next(false)) {
+  }
+  StepInfo info;
+  info.dt = dt_;
+  info.pressure = last_pressure_;
+  return info;
+}
+
+// Reads the oldest finished record and does what the host step does with
+// its scalars: the clock, the watchdog, the solver's figures and failures.
+bool Simulation::absorb_next(bool wait) {
+  StepRecord r;
+  if (!async_ || !device_->take_record(r, wait)) return false;
+  const double time_before = time_;
+  if (r.inject_overflow != 0)
+    throw std::overflow_error("particles.inject.rate = " + std::to_string(cfg_.inject.rate) + " 1/s: by t = " +
+                              std::to_string(r.time) + " s the injected count reaches 2^53, past which it is not exact");
+  if (cfg_.dt <= 0 && !std::isfinite(r.rate))
+    throw_non_finite(r.step - 1, time_before, "CFL rate " + number(r.rate), false);
+  viscous_limited_steps_ += r.viscous_limited;
+  dt_ = r.dt;
+  time_ = r.time;
+  next_id_ = r.next_id;
+  PressureStats solves[2];
+  for (int s = 0; s < 2; ++s) {
+    const PressureStats p = solver_->stats_from_record(r, s, settings_);
+    if (!std::isfinite(p.rhs_norm) || !std::isfinite(p.residual) || r.nonfinite[s] > 0)
+      throw_non_finite(r.step, r.time,
+                       r.nonfinite[s] > 0 ? std::to_string(r.nonfinite[s]) + " particles not finite"
+                                          : "||div u/dt|| = " + number(p.rhs_norm) + ", relative residual " +
+                                                number(p.residual),
+                       r.nonfinite[s] > 0);
+    count_solve(p, r.step, r.time);
+    solves[s] = p;
+  }
+  last_pressure_ = combine(solves[0], solves[1]);
+  return true;
+}
+
+void Simulation::drain() {
+  while (absorb_next(true)) {
+  }
+}
+
+void Simulation::set_dt(double dt) {
+  k_.dt = static_cast<real>(dt);
+  backend_->set_constants(k_);
+}
+
+PressureStats Simulation::solve_and_project(int stage) {
+  PhaseTimer& t = backend_->timer();
+  t.begin(Phase::pressure);
+  const PressureStats p = solver_->solve(*backend_, settings_);
+  t.end(Phase::pressure);
+
+  // The watchdog, free: the solve's ||div u**/dt|| (a NaN or Inf on any
+  // face of a fluid cell makes it non-finite), its residual (a non-finite
+  // pressure), and the particle step's count. Before project(), which would
+  // spread a NaN pressure over every face and hide where it started; and
+  // before step() returns, so no snapshot of this step is ever taken.
+  const int64_t bad_particles = backend_->nonfinite_particles();
+  if (!std::isfinite(p.rhs_norm) || !std::isfinite(p.residual) || bad_particles > 0)
+    throw_non_finite(step_ + 1, time_ + dt_,
+                     bad_particles > 0 ? std::to_string(bad_particles) + " particles not finite"
+                                       : "||div u/dt|| = " + number(p.rhs_norm) + ", relative residual " +
+                                             number(p.residual),
+                     bad_particles > 0);
+
+  t.begin(Phase::project);
+  backend_->project();
+  backend_->boundary_pressure(stage);  // the links' share of this stage's pressure (sim/model/boundary_flux.hpp)
+  t.end(Phase::project);
+  count_solve(p, step_ + 1, time_ + dt_);
+  return p;
+}
+
+// The failure count of one solve of step `step` (ending at `time`).
+void Simulation::count_solve(const PressureStats& p, int64_t step, double time) {
+  pressure_iterations_total_ += p.iterations;
+  if (p.converged) {
+    pressure_failures_in_row_ = 0;
+    return;
+  }
+  ++pressure_unconverged_;
+  ++pressure_failures_in_row_;
+  const double r = p.residual;  // a NaN residual stays the worst
+  if (std::isnan(r) || (!std::isnan(pressure_worst_residual_) && r > pressure_worst_residual_))
+    pressure_worst_residual_ = r;
+  if (pressure_failures_in_row_ >= cfg_.max_failures) {
+    char line[320];
+    std::snprintf(line, sizeof line,
+                  "the pressure solve did not converge %d times in a row (pressure.max_failures): step %lld, "
+                  "t = %.6g s, solver %s, relative residual %.3g after %d iterations, tolerance %.3g",
+                  pressure_failures_in_row_, static_cast<long long>(step), time, solver_->name().c_str(),
+                  p.residual, p.iterations, cfg_.tolerance);
+    throw PressureFailure(line);
+  }
+}
+
+void Simulation::throw_non_finite(int64_t step, double time, const std::string& what, bool particles_first) {
+  // Once, at the end of the run: its cost does not matter. Not through
+  // download(), which would read the records still in flight.
+  SimState s = header();
+  backend_->download(s);
+  int64_t count = 0;
+  const std::string first = first_non_finite(s, particles_first, count);
+  std::string line = "non-finite value at step " + std::to_string(step) + " (t = " + number(time) + " s): ";
+  if (count > 0)
+    line += first + " (" + std::to_string(count) + " non-finite value" + (count > 1 ? "s" : "") + " in all)";
+  else
+    line += "no stored value is, but " + what + " (values too large for float)";
+  line += cfg_.dt > 0 ? "; the run blew up: lower time.dt" : "; the run blew up: lower time.cfl or time.dt_max";
+  throw NonFiniteError(line);
+}
+
+SimState Simulation::header() const {
+  SimState s;
+  s.grid = grid_;
+  s.step = step_;
+  s.time = time_;
+  s.dt = dt_;
+  s.next_id = next_id_;
+  return s;
+}
+
+SimState Simulation::download() {
+  drain();
+  SimState s = header();
+  backend_->download(s);
+  return s;
+}
+
+SimState Simulation::download_part(int& j0, int& j1) {
+  drain();
+  SimState s = header();
+  backend_->download_part(s, j0, j1);
+  return s;
+}
+
+std::unique_ptr<PendingState> Simulation::begin_download() {
+  drain();
+  return backend_->begin_download(header());
+}
+
+Diagnostics Simulation::diagnostics() {
+  drain();
+  return backend_->diagnostics();
+}
+
+}  // namespace sim

@@ -1,0 +1,51 @@
+// The complete state of a run on the host: what snapshots hold, what a
+// restart loads, and what every backend uploads from and downloads to.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "sim/model/config.hpp"
+#include "sim/model/grid.hpp"
+#include "sim/model/particles.hpp"
+
+namespace sim {
+
+struct ParticleCounters {
+  int64_t removed = 0;   // left through an outflow
+  int64_t recycled = 0;  // still alive when their slot was reused by an injection
+};
+
+struct SimState {
+  Grid grid;
+  std::vector<real> u, v;   // MAC face velocities (grid.size() each, halo included)
+  std::vector<real> phi;    // pressure correction phi = p / rho_f [m^2/s^2]; warm start of the next solve
+  std::vector<real> open;   // 1 for fluid cells, 0 inside obstacles (halo cells are 1)
+  HostParticles particles;  // `capacity` slots, alive or not
+  int64_t step = 0;
+  double time = 0.0;
+  double dt = 0.0;          // last step's dt
+  uint64_t next_id = 0;     // id of the next injected particle
+  ParticleCounters counters;
+};
+
+// Whether (x, y) lies inside one of the config's obstacles grown by
+// `margin` (a particle's radius when placing it): the one test the initial
+// state, the open mask and the restart's particle check share.
+bool inside_obstacle(const Config& cfg, double x, double y, double margin = 0.0);
+// The first of the config's obstacles (in config order) that (x, y) lies
+// inside, grown by `margin`, or -1: the obstacle a closed cell belongs to.
+int obstacle_at(const Config& cfg, double x, double y, double margin = 0.0);
+
+// Fluid at its initial condition, obstacles rasterised, particles seeded
+// from the config's regions (deterministic in cfg.seed). Throws for a grid
+// or particle count that does not fit (Grid::make),
+// and std::invalid_argument, one line naming the region, for particles no
+// draw places outside the obstacles.
+SimState make_initial_state(const Config& cfg);
+
+// Particles injected between t0 and t1 at cfg.inject.rate: ids [first, first + count).
+// Throws std::overflow_error when rate * t1 reaches 2^53 (past it neither
+// the double nor the count is exact).
+int64_t injection_count(const Config& cfg, double t0, double t1);
+
+}  // namespace sim

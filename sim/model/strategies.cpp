@@ -1,0 +1,123 @@
+#include "sim/model/strategies.hpp"
+
+#include <string>
+
+#include "sim/model/config.hpp"
+
+namespace sim {
+
+#define SIM_ENUM_TABLE(E, ...)                                              \
+  template <>                                                              \
+  const std::vector<std::pair<E, std::string_view>>& enum_names<E>() {     \
+    static const std::vector<std::pair<E, std::string_view>> table{__VA_ARGS__}; \
+    return table;                                                          \
+  }
+
+SIM_ENUM_TABLE(Layout, {Layout::aos, "aos"}, {Layout::soa, "soa"})
+SIM_ENUM_TABLE(BackendKind, {BackendKind::auto_, "auto"}, {BackendKind::cpu, "cpu"}, {BackendKind::cuda, "cuda"})
+SIM_ENUM_TABLE(Stencil, {Stencil::naive, "naive"}, {Stencil::ldg, "ldg"}, {Stencil::shared, "shared"},
+               {Stencil::vector, "vector"}, {Stencil::temporal, "temporal"})
+SIM_ENUM_TABLE(ConstantsIn, {ConstantsIn::constant, "constant"}, {ConstantsIn::global, "global"})
+SIM_ENUM_TABLE(Sampling, {Sampling::software, "software"}, {Sampling::texture, "texture"}, {Sampling::packed, "packed"})
+SIM_ENUM_TABLE(Deposit, {Deposit::atomic, "atomic"}, {Deposit::sorted, "sorted"}, {Deposit::gather, "gather"},
+               {Deposit::fixed, "fixed"})
+SIM_ENUM_TABLE(PressureSolverKind, {PressureSolverKind::auto_, "auto"}, {PressureSolverKind::jacobi, "jacobi"},
+               {PressureSolverKind::sor, "sor"}, {PressureSolverKind::multigrid, "multigrid"},
+               {PressureSolverKind::fft, "fft"})
+SIM_ENUM_TABLE(BoundaryKind, {BoundaryKind::wall, "wall"}, {BoundaryKind::free_slip, "free_slip"},
+               {BoundaryKind::periodic, "periodic"}, {BoundaryKind::inflow, "inflow"},
+               {BoundaryKind::outflow, "outflow"})
+SIM_ENUM_TABLE(InitialFlow, {InitialFlow::rest, "rest"}, {InitialFlow::uniform, "uniform"},
+               {InitialFlow::taylor_green, "taylor_green"})
+SIM_ENUM_TABLE(ObstacleShape, {ObstacleShape::circle, "circle"}, {ObstacleShape::rectangle, "rectangle"})
+SIM_ENUM_TABLE(AdvectionScheme, {AdvectionScheme::central, "central"}, {AdvectionScheme::quick, "quick"})
+SIM_ENUM_TABLE(RankTransport, {RankTransport::auto_, "auto"}, {RankTransport::nccl, "nccl"}, {RankTransport::host, "host"})
+
+#undef SIM_ENUM_TABLE
+
+namespace {
+
+template <class E>
+std::vector<std::string_view> names_of() {
+  std::vector<std::string_view> out;
+  for (const auto& [v, name] : enum_names<E>()) out.push_back(name);
+  return out;
+}
+
+}  // namespace
+
+const std::vector<StrategyOption>& strategy_options() {
+  using S = StrategyScope;
+  static const std::vector<StrategyOption> table{
+      {"layout", "run.layout", "--layout", "Particle layout", names_of<Layout>(), S::every, true,
+       [](const Config& c) { return std::string(to_string(c.layout)); }},
+      {"stencil", "gpu.stencil", "--stencil", "GPU stencil kernels", names_of<Stencil>(), S::cuda, true,
+       [](const Config& c) { return std::string(to_string(c.stencil)); }},
+      {"constants", "gpu.constants", "--constants", "Where GPU kernels read the run constants",
+       names_of<ConstantsIn>(), S::cuda, true, [](const Config& c) { return std::string(to_string(c.constants)); }},
+      {"sampling", "gpu.sampling", "--sampling", "GPU velocity sampling", names_of<Sampling>(), S::cuda, true,
+       [](const Config& c) { return std::string(to_string(c.sampling)); }},
+      {"deposit", "gpu.deposit", "--deposit", "GPU two-way force deposit", names_of<Deposit>(), S::cuda, true,
+       [](const Config& c) { return std::string(to_string(c.deposit)); }},
+      {"pressure_solver", "pressure.solver", "--pressure-solver", "Pressure solver", names_of<PressureSolverKind>(),
+       S::run, true, [](const Config& c) { return std::string(to_string(c.solver)); }},
+      // physics, not memory: the matrix holds the config's scheme unless --advection lists some
+      {"advection", "fluid.advection", "--advection", "Momentum advection scheme", names_of<AdvectionScheme>(), S::run,
+       true, [](const Config& c) { return std::string(to_string(c.advection)); }},
+      {"sort_every", "gpu.sort_every", "--sort-every", "Sort particles by cell every K steps, 0 never", {}, S::cuda,
+       false, [](const Config& c) { return std::to_string(c.sort_every); }},
+      {"backend", "run.backend", "--backend", "Backend", names_of<BackendKind>(), S::run, false,
+       [](const Config& c) { return std::string(to_string(c.backend)); }},
+      {"block_x", "gpu.block_x", "--block-x", "GPU block width, 0 the stencil's default", {}, S::run, false,
+       [](const Config& c) { return std::to_string(c.block_x); }},
+      {"block_y", "gpu.block_y", "--block-y", "GPU block height, 0 the stencil's default", {}, S::run, false,
+       [](const Config& c) { return std::to_string(c.block_y); }},
+  };
+  return table;
+}
+
+std::string choose_case_strategies(Config& c, const std::function<bool(const std::string&)>& given) {
+  const int64_t particles = c.regions.empty() && c.inject.rate <= 0 ? 0 : c.particle_capacity();
+  const bool many = particles >= kManyParticles;
+  std::string chose;
+  auto note = [&](const char* key, std::string_view value) {
+    if (!chose.empty()) chose += ' ';
+    chose += std::string(key) + "=" + std::string(value);
+  };
+  if (!given("gpu.stencil") && c.solver == PressureSolverKind::jacobi) {
+    const int64_t cells = static_cast<int64_t>(c.nx) * c.ny;
+    c.stencil = cells >= kTemporalCells ? Stencil::temporal : Stencil::vector;
+    note("stencil", to_string(c.stencil));
+  }
+  if (particles > 0) {
+    if (!given("gpu.sampling")) {
+      c.sampling = many ? Sampling::packed : Sampling::software;
+      note("sampling", to_string(c.sampling));
+    }
+    if (!given("gpu.deposit") && c.two_way) {
+      c.deposit = Deposit::fixed;
+      note("deposit", to_string(c.deposit));
+    }
+    if (!given("gpu.sort_every")) {
+      c.sort_every = many ? 10 : 0;
+      note("sort_every", std::to_string(c.sort_every));
+    }
+  }
+  if (chose.empty()) return {};
+  return chose + " (" + std::to_string(particles) + " particle slots, " +
+                   (many ? "at least " : "fewer than ") + std::to_string(kManyParticles) + "; " +
+                   (c.solver == PressureSolverKind::jacobi ? "jacobi solver" : "solver " + std::string(to_string(c.solver))) +
+                   ")";
+}
+
+std::string describe_strategies(const Config& c, StrategyScope scope) {
+  std::string out;
+  for (const StrategyOption& o : strategy_options()) {
+    if (o.scope == StrategyScope::run || (o.scope == StrategyScope::cuda && scope != StrategyScope::cuda)) continue;
+    if (!out.empty()) out += ' ';
+    out += std::string(o.name) + "=" + o.value(c);
+  }
+  return out;
+}
+
+}  // namespace sim

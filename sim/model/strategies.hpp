@@ -1,0 +1,109 @@
+// Every run-time switch is a small enum that parses from and prints to the
+// same strings the CLI, the config, the report and the benchmark use.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace sim {
+
+struct Config;
+
+enum class Layout { aos, soa };
+enum class BackendKind { auto_, cpu, cuda };
+// naive: plain loads; ldg: const __restrict__ + __ldg; shared: tile + halo in
+// shared memory; vector: the Jacobi sweep with 16-byte loads and rows kept in
+// registers (other stencils as ldg); temporal: as vector, and the Jacobi
+// solve does several sweeps per pass through memory (PressureOps::jacobi_sweeps).
+enum class Stencil { naive, ldg, shared, vector, temporal };
+// Jacobi sweeps per pass through memory of stencil=temporal (cuda/kernels.hpp).
+constexpr int kTemporalSweeps = 4;
+enum class ConstantsIn { constant, global };
+enum class Sampling { software, texture, packed };
+enum class Deposit { atomic, sorted, gather, fixed };
+enum class PressureSolverKind { auto_, jacobi, sor, multigrid, fft };
+enum class BoundaryKind { wall, free_slip, periodic, inflow, outflow };
+enum class InitialFlow { rest, uniform, taylor_green };
+enum class ObstacleShape { circle, rectangle };
+// Momentum advection: second-order central, or QUICK with a fourth-order
+// advecting velocity (third order; sim/model/fluid_physics.hpp).
+enum class AdvectionScheme { central, quick };
+// How GPU ranks exchange rows: auto = NCCL when each rank has a GPU of its
+// own, host memory and MPI when ranks share one (cuda/device_rows.hpp).
+enum class RankTransport { auto_, nccl, host };
+
+// The one table of names per enum.
+template <class E>
+const std::vector<std::pair<E, std::string_view>>& enum_names();
+
+template <class E>
+std::string_view to_string(E value) {
+  for (const auto& [v, name] : enum_names<E>())
+    if (v == value) return name;
+  return "?";
+}
+
+template <class E>
+std::optional<E> parse_enum(std::string_view text) {
+  for (const auto& [v, name] : enum_names<E>())
+    if (name == text) return v;
+  return std::nullopt;
+}
+
+
+// Every value of E, in table order.
+template <class E>
+std::vector<E> enum_values() {
+  std::vector<E> out;
+  for (const auto& [v, name] : enum_names<E>()) out.push_back(v);
+  return out;
+}
+
+// The GPU strategies a config file leaves unset (given(key) false for
+// gpu.stencil, gpu.sampling, gpu.deposit, gpu.sort_every), chosen by the
+// case as the measurements in docs/PERFORMANCE.md found fastest among the
+// exact, deterministic ones: the fixed-point deposit at every size (on the
+// H200 box.toml 5,591 steps/s against 4,598 sorted and 5,601 with float
+// atomics; bench_large 13.17 ms against 15.70 gather and 12.67 atomic);
+// from kManyParticles slots on packed sampling and a sort by cell every 10
+// steps, below them software sampling and no sort (launch-bound);
+// for the Jacobi solver the vector sweep, and from kTemporalCells cells on
+// the temporally blocked one (on the H200: 384 against 338 Gcell/s at
+// 8192^2, 424 against 357 at 16384^2; at 4096^2 it loses, 186 against
+// 279). Returns what it chose and why, for the run's report ("" when it
+// chose nothing).
+constexpr int64_t kManyParticles = int64_t(1) << 20;
+constexpr int64_t kTemporalCells = int64_t(8192) * 8192;
+std::string choose_case_strategies(Config& c, const std::function<bool(const std::string&)>& given);
+
+// Which backends a strategy option selects code of.
+enum class StrategyScope {
+  run,    // chosen before any backend code (the backend, the block shape, the pressure solver)
+  every,  // every backend: reported by Backend::strategies()
+  cuda,   // the CUDA backend only: reported by its strategies()
+};
+
+// One run-time strategy option, described once for the CLI, the config
+// overrides, Backend::strategies(), the benchmark matrix and the GPU tests.
+struct StrategyOption {
+  std::string_view name;   // word of strategies() and benchmark column
+  std::string_view key;    // config key
+  std::string_view flag;   // command-line flag
+  std::string_view help;
+  std::vector<std::string_view> choices;  // the enum's names; empty: an integer
+  StrategyScope scope;
+  bool bench_axis;  // an axis of the benchmark matrix
+  std::string (*value)(const Config&);
+};
+
+// In the order of the benchmark variant names.
+const std::vector<StrategyOption>& strategy_options();
+
+// "layout=soa stencil=ldg ...": the options of `scope` (every, or every and cuda).
+std::string describe_strategies(const Config& c, StrategyScope scope);
+
+}  // namespace sim

@@ -1,0 +1,35 @@
+#include "sim/ranks/split_particles.hpp"
+
+namespace sim {
+
+std::vector<Particle> send_to_owners(const SlabRows& ranks, const std::vector<Particle>& leaving) {
+  const Comm& comm = ranks.comm();
+  const int n = comm.size();
+  std::vector<std::vector<Particle>> out(static_cast<size_t>(n));
+  for (const Particle& p : leaving) out[static_cast<size_t>(ranks.owner_of_point(p.x, p.y))].push_back(p);
+  std::vector<int> peers(static_cast<size_t>(n));
+  for (int q = 0; q < n; ++q) peers[static_cast<size_t>(q)] = q;
+  std::vector<std::vector<Particle>> in;
+  ranks.timed([&] { in = comm.exchange_records(peers, out, 3); });
+  std::vector<Particle> arrivals;
+  for (const auto& a : in) arrivals.insert(arrivals.end(), a.begin(), a.end());
+  return arrivals;
+}
+
+void gather_particles(const SlabRows& ranks, SimState& s) {
+  struct Held {
+    int64_t slot;
+    Particle p;
+  };
+  std::vector<Held> mine;
+  const HostParticles& p = s.particles;
+  for (size_t i = 0; i < p.size(); ++i)
+    if (p.alive[i]) mine.push_back({static_cast<int64_t>(i), p.load(i)});
+  const std::vector<Held> all = ranks.comm().gatherv(mine);
+  s.counters.removed = ranks.sum(s.counters.removed);
+  s.counters.recycled = ranks.sum(s.counters.recycled);
+  if (ranks.rank() != 0) return;
+  for (const Held& h : all) s.particles.store(static_cast<size_t>(h.slot), h.p);
+}
+
+}  // namespace sim
