@@ -46,34 +46,6 @@ Decomposition Decomposition::blocks(const Domain& d, int px, int py) {
   return Decomposition(d, px, py);
 }
 
-int64_t Decomposition::cut_faces(const Domain& d, int px, int py) {
-  const int64_t x_cuts = (px - 1) + (d.periodic_x && px > 1 ? 1 : 0);
-  const int64_t y_cuts = (py - 1) + (d.periodic_y && py > 1 ? 1 : 0);
-  return x_cuts * d.ny + y_cuts * d.nx;
-}
-
-Decomposition Decomposition::blocks(const Domain& d, int ranks) {
-  check_domain(d, ranks);
-  // Ties go to the smaller px: more rows per cut, whose halo rows are contiguous.
-  int best_px = 0;
-  int64_t best = 0;
-  for (int px = 1; px <= ranks; ++px) {
-    if (ranks % px != 0) continue;
-    const int py = ranks / px;
-    if (px > d.nx || py > d.ny) continue;
-    const int64_t c = cut_faces(d, px, py);
-    if (best_px == 0 || c < best) {
-      best_px = px;
-      best = c;
-    }
-  }
-  if (best_px == 0)
-    throw std::invalid_argument(std::to_string(ranks) + " ranks cannot split a " + size_text(d) + ": no px x py = " +
-                                std::to_string(ranks) + " with px <= " + std::to_string(d.nx) +
-                                " and py <= " + std::to_string(d.ny));
-  return Decomposition(d, best_px, ranks / best_px);
-}
-
 void Decomposition::check_rank(int rank) const {
   if (rank < 0 || rank >= ranks())
     throw std::out_of_range("rank " + std::to_string(rank) + " of a decomposition into " + std::to_string(ranks()));

@@ -6,8 +6,8 @@
 // one neighbour and a corner is reached through two sides.
 //
 //   slabs    px = 1, py = N: bands of whole rows (contiguous in memory).
-//   blocks   the px x py with px py = N that cuts the fewest cell faces (the
-//            halo a rank exchanges), or a given px x py.
+//   blocks   a given px x py (the process grid of the particle exchange,
+//            particle_exchange.hpp, which runs on blocks as well as slabs).
 //
 // Ownership (half-open ranges of global indices; the local Grid of a box
 // is Grid::make of its size, local (i, j) = global (i0 + i, j0 + j)):
@@ -69,13 +69,7 @@ class Decomposition {
   // cell per row and column of its box (more slabs than rows, no px x py =
   // ranks with px <= nx and py <= ny), or for a domain without cells.
   static Decomposition slabs(const Domain& d, int ranks);
-  static Decomposition blocks(const Domain& d, int ranks);
   static Decomposition blocks(const Domain& d, int px, int py);
-
-  // Faces between cells of two different boxes (the halo a full exchange
-  // moves, in values per field) of a px x py split; a periodic axis cut at
-  // all has its seam as one more cut.
-  static int64_t cut_faces(const Domain& d, int px, int py);
 
   const Domain& domain() const { return d_; }
   int ranks() const { return px_ * py_; }

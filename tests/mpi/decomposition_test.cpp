@@ -109,7 +109,6 @@ TEST_CASE("decomposition: every cell and face owned once, neighbours symmetric, 
           } else {
             CHECK_THROWS_AS(Decomposition::slabs(g, ranks), std::invalid_argument);
           }
-          bool any = false;
           for (int px = 1; px <= ranks; ++px) {
             if (ranks % px != 0) continue;
             const int py = ranks / px;
@@ -117,52 +116,18 @@ TEST_CASE("decomposition: every cell and face owned once, neighbours symmetric, 
               CHECK_THROWS_AS(Decomposition::blocks(g, px, py), std::invalid_argument);
               continue;
             }
-            any = true;
             const Decomposition d = Decomposition::blocks(g, px, py);
             const std::string p = problems(d);
             CHECK_MESSAGE(p.empty(), where(d), ": ", p);
             ++checked;
           }
-          if (any) {
-            const Decomposition d = Decomposition::blocks(g, ranks);
-            CHECK(d.ranks() == ranks);
-            // No fitting process grid cuts fewer faces.
-            for (int px = 1; px <= ranks; ++px)
-              if (ranks % px == 0 && fits(g, px, ranks / px))
-                CHECK(Decomposition::cut_faces(g, d.px(), d.py()) <= Decomposition::cut_faces(g, px, ranks / px));
-          } else {
-            CHECK_THROWS_AS(Decomposition::blocks(g, ranks), std::invalid_argument);
-          }
         }
   MESSAGE(checked, " decompositions checked");
-}
-
-TEST_CASE("decomposition: blocks pick the process grid with the smallest halo") {
-  auto grid = [](int nx, int ny, int ranks, bool px_ = false, bool py_ = false) {
-    const Decomposition d = Decomposition::blocks(Domain{nx, ny, 1.0, 1.0, px_, py_}, ranks);
-    return std::to_string(d.px()) + "x" + std::to_string(d.py());
-  };
-  CHECK(grid(64, 64, 4) == "2x2");
-  CHECK(grid(256, 64, 4) == "4x1");
-  CHECK(grid(64, 256, 4) == "1x4");
-  CHECK(grid(64, 64, 2) == "1x2");  // a tie: whole rows
-  CHECK(grid(100, 100, 12) == "3x4");
-  CHECK(grid(1000, 10, 6) == "6x1");
-  CHECK(grid(64, 64, 7) == "1x7");  // a prime: slabs or columns
-  // A periodic seam is one more cut: 1 x 2 cuts 2 x 64 faces, 2 x 1 only 64.
-  CHECK(grid(64, 64, 2, false, true) == "2x1");
-  CHECK(grid(64, 64, 2, true, false) == "1x2");
-  CHECK(Decomposition::cut_faces(Domain{64, 32, 1, 1, false, false}, 2, 2) == 32 + 64);
-  CHECK(Decomposition::cut_faces(Domain{64, 32, 1, 1, true, true}, 2, 2) == 2 * 32 + 2 * 64);
-  CHECK(Decomposition::cut_faces(Domain{64, 32, 1, 1, true, true}, 1, 1) == 0);
 }
 
 TEST_CASE("decomposition: impossible splits are refused with the reason") {
   const Domain g{8, 4, 1.0, 1.0, false, false};
   CHECK_THROWS_WITH_AS(Decomposition::slabs(g, 5), "5 slabs of a 8 x 4 grid: at most one slab per row (4)",
-                       std::invalid_argument);
-  CHECK_THROWS_WITH_AS(Decomposition::blocks(Domain{4, 4, 1, 1, false, false}, 7),
-                       "7 ranks cannot split a 4 x 4 grid: no px x py = 7 with px <= 4 and py <= 4",
                        std::invalid_argument);
   CHECK_THROWS_WITH_AS(Decomposition::blocks(g, 9, 1),
                        "a 9 x 1 process grid on a 8 x 4 grid: more ranks along x than cells (at most 8 x 4)",
