@@ -71,55 +71,7 @@ CudaPoisson::CudaPoisson(const PoissonHierarchy& h, cudaStream_t stream, int64_t
   buffers_.resize(n);
   levels_.resize(n);
   halo_races_.resize(n);
-  for (int l = 0; l < n; ++l) {
-    const PoissonLevel& hl = h.levels[l];
-    if (hl.nx < 1 || hl.ny < 1 || hl.pitch < hl.nx + 2 || hl.rows < hl.ny + 2 || hl.cx.size() != hl.size() ||
-        hl.cy.size() != hl.size())
-      throw std::invalid_argument("cuda: poisson_setup: level " + std::to_string(l) + " has an inconsistent shape");
-    LevelBuffers& b = buffers_[l];
-    DeviceLevel& d = levels_[l];
-    d.nx = hl.nx;
-    d.ny = hl.ny;
-    d.j_lo = split_[static_cast<size_t>(l)].lo;
-    d.j_hi = split_[static_cast<size_t>(l)].hi;
-    d.pitch = hl.pitch;
-    d.rows = hl.rows;
-    bool uniform = true;
-    d.cx_value = single_value(hl.cx, hl, hl.nx + 1, hl.ny, uniform);
-    d.cy_value = single_value(hl.cy, hl, hl.nx, hl.ny + 1, uniform);
-    d.uniform = uniform;
-    // Face bits of every cell (0 in the halo and padding).
-    std::vector<uint8_t> bits(hl.size(), 0);
-    for (int j = 0; j < hl.ny; ++j)
-      for (int i = 0; i < hl.nx; ++i) {
-        const size_t c = static_cast<size_t>(hl.index(i, j));
-        bits[c] = static_cast<uint8_t>((hl.cx[c] != 0 ? kFaceW : 0) | (hl.cx[c + 1] != 0 ? kFaceE : 0) |
-                                       (hl.cy[c] != 0 ? kFaceS : 0) |
-                                       (hl.cy[c + static_cast<size_t>(hl.pitch)] != 0 ? kFaceN : 0));
-      }
-    b.faces.allocate(hl.size(), "multigrid face bits");
-    b.faces.upload(bits.data(), bits.size(), stream_);
-    if (!uniform) {
-      b.cx.allocate(hl.size(), "multigrid coefficients");
-      b.cy.allocate(hl.size(), "multigrid coefficients");
-      b.cx.upload(hl.cx.data(), hl.size(), stream_);
-      b.cy.upload(hl.cy.data(), hl.size(), stream_);
-    }
-    b.e.allocate(hl.size(), "multigrid levels");
-    b.f.allocate(hl.size(), "multigrid levels");
-    b.e.zero(stream_);
-    b.f.zero(stream_);
-    if (rows_ && l + 1 < n && !split_[static_cast<size_t>(l)].replicated) {
-      b.res.allocate(hl.size(), "multigrid residuals");
-      b.res.zero(stream_);
-    }
-    d.cx = b.cx.data();
-    d.cy = b.cy.data();
-    d.faces = b.faces.data();
-    d.e = b.e.data();
-    d.f = b.f.data();
-    halo_races_[l] = smooth_halo_races(d, ghosts_);
-  }
+  for (int l = 0; l < n; ++l) setup_level(h.levels[l], l, n);
   const DeviceLevel& l0 = levels_[0];
   const size_t size0 = static_cast<size_t>(l0.pitch) * l0.rows;
   for (DeviceBuffer<double>* v : {&x_, &r_, &p_, &q_}) {
@@ -130,6 +82,62 @@ CudaPoisson::CudaPoisson(const PoissonHierarchy& h, cudaStream_t stream, int64_t
   partials_.allocate(static_cast<size_t>(std::max(n_partials_, 1)), "MGPCG partial sums");
   scal_.allocate(4, "MGPCG scalars");
   scal_.zero(stream_);
+  place_tail(tail_cells, pair_cells, first_alone);
+  // the host vectors uploaded above are pageable: wait before they go
+  SIM_CUDA_CHECK(cudaStreamSynchronize(stream_));
+}
+
+void CudaPoisson::setup_level(const PoissonLevel& hl, int l, int n) {
+  if (hl.nx < 1 || hl.ny < 1 || hl.pitch < hl.nx + 2 || hl.rows < hl.ny + 2 || hl.cx.size() != hl.size() ||
+      hl.cy.size() != hl.size())
+    throw std::invalid_argument("cuda: poisson_setup: level " + std::to_string(l) + " has an inconsistent shape");
+  LevelBuffers& b = buffers_[l];
+  DeviceLevel& d = levels_[l];
+  d.nx = hl.nx;
+  d.ny = hl.ny;
+  d.j_lo = split_[static_cast<size_t>(l)].lo;
+  d.j_hi = split_[static_cast<size_t>(l)].hi;
+  d.pitch = hl.pitch;
+  d.rows = hl.rows;
+  bool uniform = true;
+  d.cx_value = single_value(hl.cx, hl, hl.nx + 1, hl.ny, uniform);
+  d.cy_value = single_value(hl.cy, hl, hl.nx, hl.ny + 1, uniform);
+  d.uniform = uniform;
+  // Face bits of every cell (0 in the halo and padding).
+  std::vector<uint8_t> bits(hl.size(), 0);
+  for (int j = 0; j < hl.ny; ++j)
+    for (int i = 0; i < hl.nx; ++i) {
+      const size_t c = static_cast<size_t>(hl.index(i, j));
+      bits[c] = static_cast<uint8_t>((hl.cx[c] != 0 ? kFaceW : 0) | (hl.cx[c + 1] != 0 ? kFaceE : 0) |
+                                     (hl.cy[c] != 0 ? kFaceS : 0) |
+                                     (hl.cy[c + static_cast<size_t>(hl.pitch)] != 0 ? kFaceN : 0));
+    }
+  b.faces.allocate(hl.size(), "multigrid face bits");
+  b.faces.upload(bits.data(), bits.size(), stream_);
+  if (!uniform) {
+    b.cx.allocate(hl.size(), "multigrid coefficients");
+    b.cy.allocate(hl.size(), "multigrid coefficients");
+    b.cx.upload(hl.cx.data(), hl.size(), stream_);
+    b.cy.upload(hl.cy.data(), hl.size(), stream_);
+  }
+  b.e.allocate(hl.size(), "multigrid levels");
+  b.f.allocate(hl.size(), "multigrid levels");
+  b.e.zero(stream_);
+  b.f.zero(stream_);
+  if (rows_ && l + 1 < n && !split_[static_cast<size_t>(l)].replicated) {
+    b.res.allocate(hl.size(), "multigrid residuals");
+    b.res.zero(stream_);
+  }
+  d.cx = b.cx.data();
+  d.cy = b.cy.data();
+  d.faces = b.faces.data();
+  d.e = b.e.data();
+  d.f = b.f.data();
+  halo_races_[l] = smooth_halo_races(d, ghosts_);
+}
+
+void CudaPoisson::place_tail(int64_t tail_cells, int64_t pair_cells, int first_alone) {
+  const int n = static_cast<int>(levels_.size());
   auto cells = [&](int l) { return static_cast<int64_t>(levels_[l].nx) * levels_[l].ny; };
   tail_from_ = n;
   while (tail_from_ > first_alone && n - tail_from_ < kTailMaxLevels && cells(tail_from_ - 1) <= tail_cells)
@@ -144,8 +152,6 @@ CudaPoisson::CudaPoisson(const PoissonHierarchy& h, cudaStream_t stream, int64_t
       buffers_[l].e2.zero(stream_);
       other_[l] = buffers_[l].e2.data();
     }
-  // the host vectors uploaded above are pageable: wait before they go
-  SIM_CUDA_CHECK(cudaStreamSynchronize(stream_));
 }
 
 void CudaPoisson::check_level(int level, int last_allowed, const char* what) const {

@@ -112,6 +112,10 @@ class CudaPoisson final : public MultigridOps {
     DeviceBuffer<uint8_t> faces;
   };
 
+  // The constructor's steps: level l of n from the hierarchy's (its buffers
+  // and DeviceLevel); the levels the tail holds and those smoothed in pairs.
+  void setup_level(const PoissonLevel& hl, int l, int n);
+  void place_tail(int64_t tail_cells, int64_t pair_cells, int first_alone);
   void check_level(int level, int last_allowed, const char* what) const;
   void flush();            // the pending load and tail operations
   void flush_load();

@@ -133,7 +133,7 @@ void sor_sweep(const Exec& e, const StencilOpts& o, real* phi, const real* rhs, 
 void residual(const Exec& e, const StencilOpts& o, const real* phi, const real* rhs, const real* open,
               double* partials);
 
-// --- particles (cuda/particle_kernels.cu) ------------------------------
+// --- particles (cuda/particle_kernels.cu, cuda/particle_slots.cu) ------
 struct DeviceParticles {
   Layout layout = Layout::soa;
   ParticlesAoSView aos;
@@ -238,7 +238,7 @@ struct DepositBuffers {
   size_t workspace_bytes;
   int pairs, end_bit;
 };
-// deposit=gather (cuda/particle_kernels.cu): one (key, slot) pair per
+// deposit=gather (cuda/deposit_gather.cuh): one (key, slot) pair per
 // particle, keyed by the lower-left node of its u stencil, (su.i + 1) +
 // (su.j + 1) (nx + 2), times 4 plus where its v stencil sits against it
 // (bit 0: sv.i = su.i - 1, bit 1: sv.j = su.j + 1); `sentinel` = none (dead,
@@ -263,7 +263,7 @@ struct GatherBuffers {
 // Stencil nodes of the gather deposit: (nx + 2) (ny + 1), su.i in [-1, nx], su.j in [-1, ny - 1].
 inline int64_t gather_node_count(int nx, int ny) { return int64_t(nx + 2) * int64_t(ny + 1); }
 
-// deposit=fixed (cuda/particle_kernels.cu): M, B and A summed per face as
+// deposit=fixed (cuda/deposit_kernels.cuh): M, B and A summed per face as
 // 64-bit fixed-point integers, whose atomic sums do not depend on the order
 // of the additions. The scale of each pass is a power of two, 2^e, from a
 // bound on what one particle deposits times the slot count, so no face sum

@@ -1,5 +1,5 @@
 // Launchers of the multigrid / conjugate-gradient kernels of the Poisson
-// solve (cuda/poisson_kernels.cu), in plain C++ (no CUDA syntax). Every
+// solve (cuda/multigrid_kernels.cu, cuda/pcg_kernels.cu), in plain C++ (no CUDA syntax). Every
 // launcher enqueues on `s` and returns without synchronising; none reads
 // anything back. The arithmetic per point is that of the SIM_HD functions of
 // sim/model/poisson.hpp, as on the CPU.

@@ -92,9 +92,9 @@ Field<T> enumeration(std::string key, F acc, std::string desc) {
 
 #define SIM_MEMBER(expr) [](auto& c) -> auto& { return c.expr; }
 
-std::vector<Field<Config>> config_keys() {
+// The domain and its slab thickness.
+void domain_keys(std::vector<Field<Config>>& k) {
   using C = Config;
-  std::vector<Field<C>> k;
   k.push_back(integer<C>("domain.nx", SIM_MEMBER(nx), "cells", ge(8, "at least 8 cells a side"), "Cells along x."));
   k.push_back(integer<C>("domain.ny", SIM_MEMBER(ny), "cells", ge(8, "at least 8 cells a side"), "Cells along y."));
   k.push_back(number<C>("domain.lx", SIM_MEMBER(lx), "m", gt(0), "Domain width; the domain is [0, lx] x [0, ly]."));
@@ -103,7 +103,11 @@ std::vector<Field<Config>> config_keys() {
                         "Thickness of the slab the 2D fluid and the particles occupy; sets the fluid mass per cell "
                         "(density dx dy lz) for two-way coupling, so the mass loading does not depend on the grid. "
                         "0 = min(lx, ly) / 100."));
+}
 
+// The fluid and gravity.
+void fluid_keys(std::vector<Field<Config>>& k) {
+  using C = Config;
   k.push_back(number<C>("fluid.density", SIM_MEMBER(density), "kg/m^3", gt(0), "Fluid density."));
   k.push_back(number<C>("fluid.viscosity", SIM_MEMBER(viscosity), "m^2/s", ge(0), "Kinematic viscosity; 0 = inviscid."));
   k.push_back(enumeration<InitialFlow, C>("fluid.initial", SIM_MEMBER(initial),
@@ -122,13 +126,21 @@ std::vector<Field<Config>> config_keys() {
 
   k.push_back(number<C>("gravity.x", SIM_MEMBER(gx), "m/s^2", any(), "Gravity, x component."));
   k.push_back(number<C>("gravity.y", SIM_MEMBER(gy), "m/s^2", any(), "Gravity, y component."));
+}
 
+// The time step.
+void time_keys(std::vector<Field<Config>>& k) {
+  using C = Config;
   k.push_back(number<C>("time.dt", SIM_MEMBER(dt), "s", ge(0),
                         "Fixed time step; 0 = adaptive. A fixed step must respect the viscous and advective limits."));
   k.push_back(held_in_float64(number<C>("time.cfl", SIM_MEMBER(cfl), "", interval(0, true, 1, false),
                                         "Adaptive step: dt = min(cfl * min(advective, viscous limit), dt_max).")));
   k.push_back(number<C>("time.dt_max", SIM_MEMBER(dt_max), "s", gt(0), "Upper bound of the adaptive step."));
+}
 
+// The pressure solve.
+void pressure_keys(std::vector<Field<Config>>& k) {
+  using C = Config;
   k.push_back(enumeration<PressureSolverKind, C>("pressure.solver", SIM_MEMBER(solver), "Pressure Poisson solver."));
   k.push_back(held_in_float64(number<C>(
       "pressure.tolerance", SIM_MEMBER(tolerance), "", interval(1e-12, false, 1, true),
@@ -147,7 +159,11 @@ std::vector<Field<Config>> config_keys() {
                         "SOR relaxation factor (jacobi ignores it); 0 = the optimal factor for the grid, 2 / (1 + sin(pi / max(nx, ny)))."));
   k.push_back(integer<C>("pressure.check_every", SIM_MEMBER(check_every), "sweeps", ge(1),
                          "Residual computed every N sweeps."));
+}
 
+// The four sides.
+void boundary_keys(std::vector<Field<Config>>& k) {
+  using C = Config;
   const std::pair<const char*, BoundarySide C::*> sides[] = {
       {"left", &C::left}, {"right", &C::right}, {"bottom", &C::bottom}, {"top", &C::top}};
   for (const auto& [name, side] : sides) {
@@ -159,7 +175,11 @@ std::vector<Field<Config>> config_keys() {
                           "wall: tangential velocity (along +x on bottom/top, +y on left/right); "
                           "inflow: normal speed into the domain."));
   }
+}
 
+// The particles and their injection.
+void particles_keys(std::vector<Field<Config>>& k) {
+  using C = Config;
   k.push_back(number<C>("particles.density", SIM_MEMBER(particle_density), "kg/m^3", gt(0), "Particle material density."));
   k.push_back(number<C>("particles.restitution", SIM_MEMBER(restitution), "", interval(0, false, 1, false),
                         "Normal restitution on walls and obstacles."));
@@ -175,7 +195,11 @@ std::vector<Field<Config>> config_keys() {
   k.push_back(number<C>("particles.inject.diameter", SIM_MEMBER(inject.diameter), "m", gt(0), "Diameter of injected particles."));
   k.push_back(number<C>("particles.inject.vx", SIM_MEMBER(inject.vx), "m/s", any(), "Initial x velocity of injected particles."));
   k.push_back(number<C>("particles.inject.vy", SIM_MEMBER(inject.vy), "m/s", any(), "Initial y velocity of injected particles."));
+}
 
+// The run: steps, seed, output, layout, backend.
+void run_keys(std::vector<Field<Config>>& k) {
+  using C = Config;
   k.push_back(integer<C>("run.steps", SIM_MEMBER(steps), "steps", ge(0), "Time steps to run."));
   k.push_back(integer<C>("run.seed", SIM_MEMBER(seed), "", ge(0), "Random seed (particle placement and injection)."));
   k.push_back(integer<C>("run.snapshot_every", SIM_MEMBER(snapshot_every), "steps", ge(0),
@@ -183,7 +207,11 @@ std::vector<Field<Config>> config_keys() {
   k.push_back(string<C>("run.output", SIM_MEMBER(output), non_empty(), "Output directory."));
   k.push_back(enumeration<Layout, C>("run.layout", SIM_MEMBER(layout), "Particle storage: array of structs or struct of arrays."));
   k.push_back(enumeration<BackendKind, C>("run.backend", SIM_MEMBER(backend), "auto = cuda when a device is present, else cpu."));
+}
 
+// The CUDA backend's strategies.
+void gpu_keys(std::vector<Field<Config>>& k) {
+  using C = Config;
   k.push_back(enumeration<Stencil, C>("gpu.stencil", SIM_MEMBER(stencil), "Grid stencil kernels: plain loads, read-only cache, shared-memory tiles, (vector) the Jacobi sweep with 16-byte loads and rows in registers, or (temporal) as vector with four Jacobi sweeps per pass through memory. Unset: with the jacobi solver vector, temporal from 8192^2 cells on; else ldg."));
   k.push_back(enumeration<ConstantsIn, C>("gpu.constants", SIM_MEMBER(constants), "Where kernels read the run constants from."));
   k.push_back(enumeration<Sampling, C>("gpu.sampling", SIM_MEMBER(sampling), "Fluid velocity at particles: software bilinear (8 gathers), texture hardware, or packed (the 4 corners of each stencil in one 16-byte load per component). Unset: packed from 2^20 particle slots on, else software."));
@@ -213,13 +241,31 @@ std::vector<Field<Config>> config_keys() {
                          "Thread block width; 0 = the kernel's default. block_x * block_y <= 1024."));
   k.push_back(integer<C>("gpu.block_y", SIM_MEMBER(block_y), "threads", interval(0, false, 1024, false),
                          "Thread block height; 0 = the kernel's default."));
+}
 
+// Snapshot files.
+void output_keys(std::vector<Field<Config>>& k) {
+  using C = Config;
   k.push_back(boolean<C>("output.compress", SIM_MEMBER(compress), "Compress snapshot datasets (HDF5 deflate)."));
   k.push_back(integer<C>("output.compression_level", SIM_MEMBER(compression_level), "", interval(0, false, 9, false),
                          "Deflate level when compress = true."));
   k.push_back(boolean<C>("output.collective", SIM_MEMBER(collective),
                          "Over MPI ranks with parallel HDF5: all ranks write each snapshot together; false: rank 0 "
                          "gathers the state and writes it on its writer thread, behind the stepping."));
+}
+
+// Every config key, section by section in this order.
+std::vector<Field<Config>> config_keys() {
+  std::vector<Field<Config>> k;
+  domain_keys(k);
+  fluid_keys(k);
+  time_keys(k);
+  pressure_keys(k);
+  boundary_keys(k);
+  particles_keys(k);
+  run_keys(k);
+  gpu_keys(k);
+  output_keys(k);
   return k;
 }
 

@@ -221,13 +221,13 @@ void claim_output(const Config& cfg, const RunOptions& opts, std::optional<SetAs
                            "); pass --overwrite to replace them or --restart one of them");
 }
 
-int run(const Config& cfg, const RunOptions& opts, std::ostream& out, std::ostream& err) {
+// Before anything is allocated: rank 0 checks the run against the machine
+// and claims the output directory (`lock`, and `aside` with --overwrite);
+// agreed over ranks.
+void claim_run(const Config& cfg, const RunOptions& opts, std::optional<OutputLock>& lock,
+               std::optional<SetAsideSeries>& aside, std::ostream& err) {
   const Comm& comm = opts.comm;
-  const bool split = comm.size() > 1;
   const bool root = comm.rank() == 0;
-  const bool talk = root && !opts.quiet;  // rank 0 alone prints
-  std::optional<OutputLock> lock;
-  std::optional<SetAsideSeries> aside;  // --overwrite: the old series until this run has results
   const int ranks_on_host = comm.ranks_sharing_memory();
   agree(comm, [&] {
     check_split_run(cfg, comm.size());
@@ -249,8 +249,12 @@ int run(const Config& cfg, const RunOptions& opts, std::ostream& out, std::ostre
     lock.emplace(cfg.output);
     claim_output(cfg, opts, aside, err);
   });
+}
+
+// The state the run starts from: the config's, or the snapshot of --restart.
+SimState start_state(const Config& cfg, const RunOptions& opts) {
   SimState state;
-  agree(comm, [&] {
+  agree(opts.comm, [&] {
     state = opts.restart.empty() ? make_initial_state(cfg) : load_restart(cfg, opts.restart);
     // A restart that has nothing left to run is an error, not a success: it
     // writes nothing, and a script chaining restarts must not take it for progress.
@@ -258,10 +262,15 @@ int run(const Config& cfg, const RunOptions& opts, std::ostream& out, std::ostre
       throw std::runtime_error("nothing to do: the snapshot is at step " + std::to_string(state.step) +
                                " and --steps is " + std::to_string(cfg.steps));
   });
-  if (!opts.restart.empty() && talk)
-    out << "restart: step " << state.step << ", t = " << state.time << " s from " << opts.restart << "\n";
-  std::string notice;
-  std::shared_ptr<SlabRows> slabs;
+  return state;
+}
+
+// The backend of one rank, or over several this rank's slab of the run
+// (`slabs`); `notice`: a line for the user, or empty.
+std::unique_ptr<Backend> make_run_backend(const Config& cfg, const Comm& comm, const SimState& state,
+                                          std::shared_ptr<SlabRows>& slabs, std::string& notice) {
+  const bool split = comm.size() > 1;
+  const bool root = comm.rank() == 0;
   std::unique_ptr<Backend> backend;
   agree(comm, [&] {
     if (!split) {
@@ -276,33 +285,24 @@ int run(const Config& cfg, const RunOptions& opts, std::ostream& out, std::ostre
     if (!split_runs_on_cuda(cfg)) fit_cpu_threads(cfg, state, comm.size());
     backend = make_split_backend(cfg, state.grid, slabs);
   });
-  if (!notice.empty() && talk) out << notice << "\n";
-  if (talk) out << "backend: " << backend->name() << "\n";
-  if (talk && !opts.case_choices.empty() && backend->name().rfind("cuda", 0) == 0)
-    out << "strategies chosen by the case: " << opts.case_choices << "\n";
-  // Central advection at a high cell Reynolds number: once, from the
-  // config's speeds now or, when it sets none, from the flow at the end.
-  const double speed = reference_speed(cfg);
-  const std::string advection_warning = central_advection_warning(cfg, speed, "the reference speed of the config");
-  if (!advection_warning.empty() && talk) err << advection_warning << "\n";
-  std::optional<Simulation> sim_holder;
-  agree(comm, [&] { sim_holder.emplace(cfg, std::move(backend), state); });
-  Simulation& sim = *sim_holder;
-  std::optional<RunOutput> output_holder;
-  agree(comm, [&] {
-    output_holder.emplace(cfg, state, opts, sim.backend(), sim.pressure_solver_name(), aside ? &*aside : nullptr);
-  });
-  RunOutput& output = *output_holder;
-  state = SimState{};
+  return backend;
+}
 
-  const bool progress = talk && &out == &std::cout && isatty(STDOUT_FILENO);
+// How the stepping ended: stopped by a signal (sig, 0 when none), or at the last step.
+struct StepsDone {
+  bool stopped = false;
+  int sig = 0;
+};
+
+// Steps to cfg.steps, with a progress line on a terminal (`progress`),
+// unless a signal stops the run first: over several ranks, a signal one
+// rank caught stops all of them after the same step.
+StepsDone step_to_end(const Config& cfg, const Comm& comm, Simulation& sim, RunOutput& output, bool progress,
+                      std::ostream& out, Clock::time_point t0) {
+  const bool split = comm.size() > 1;
   const int64_t first = sim.step_index();
   const int64_t last = cfg.steps;
-  const auto t0 = Clock::now();
   auto last_print = t0;
-  const StopOnSignal stop_on_signal(sim);
-  // Over several ranks, a signal one rank caught stops all of them after
-  // the same step.
   // the signal that stops the run (0: none), the same on every rank
   auto stop_signal = [&] {
     const int64_t sig = sim.stop_requested() ? g_stop_signal.load() : 0;
@@ -329,16 +329,19 @@ int run(const Config& cfg, const RunOptions& opts, std::ostream& out, std::ostre
   else if (!stopped) stopped = stop();
   const int sig = stopped ? static_cast<int>(stop_signal()) : 0;
   if (progress) out << "\n";
-  output.finish(sim);
-  const double wall = std::chrono::duration<double>(Clock::now() - t0).count();
+  return {stopped, sig};
+}
 
+// The run's report: `steps` steps in `wall` seconds.
+RunSummary summarize(const Config& cfg, const Comm& comm, Simulation& sim, const RunOutput& output,
+                     const SlabRows* slabs, int64_t steps, double wall) {
   RunSummary s;
   s.config = cfg.source;
   s.backend = sim.backend().name();
   s.strategies = sim.backend().strategies();
   s.pressure_solver = sim.pressure_solver_name();
   s.advection = std::string(to_string(cfg.advection));
-  s.steps = sim.step_index() - first;
+  s.steps = steps;
   s.sim_time = sim.time();
   s.wall_s = wall;
   s.phase_ms = sim.backend().timer().totals_ms();
@@ -360,6 +363,50 @@ int run(const Config& cfg, const RunOptions& opts, std::ostream& out, std::ostre
     s.comm_calls_max = comm.allreduce_max(static_cast<double>(sim.backend().comm_calls()));
     for (int r = 0; r < comm.size(); ++r) s.rank_rows.push_back(slabs->end_row(r) - slabs->first_row(r));
   }
+  return s;
+}
+
+int run(const Config& cfg, const RunOptions& opts, std::ostream& out, std::ostream& err) {
+  const Comm& comm = opts.comm;
+  const bool root = comm.rank() == 0;
+  const bool talk = root && !opts.quiet;  // rank 0 alone prints
+  std::optional<OutputLock> lock;
+  std::optional<SetAsideSeries> aside;  // --overwrite: the old series until this run has results
+  claim_run(cfg, opts, lock, aside, err);
+  SimState state = start_state(cfg, opts);
+  if (!opts.restart.empty() && talk)
+    out << "restart: step " << state.step << ", t = " << state.time << " s from " << opts.restart << "\n";
+  std::string notice;
+  std::shared_ptr<SlabRows> slabs;
+  std::unique_ptr<Backend> backend = make_run_backend(cfg, comm, state, slabs, notice);
+  if (!notice.empty() && talk) out << notice << "\n";
+  if (talk) out << "backend: " << backend->name() << "\n";
+  if (talk && !opts.case_choices.empty() && backend->name().rfind("cuda", 0) == 0)
+    out << "strategies chosen by the case: " << opts.case_choices << "\n";
+  // Central advection at a high cell Reynolds number: once, from the
+  // config's speeds now or, when it sets none, from the flow at the end.
+  const double speed = reference_speed(cfg);
+  const std::string advection_warning = central_advection_warning(cfg, speed, "the reference speed of the config");
+  if (!advection_warning.empty() && talk) err << advection_warning << "\n";
+  std::optional<Simulation> sim_holder;
+  agree(comm, [&] { sim_holder.emplace(cfg, std::move(backend), state); });
+  Simulation& sim = *sim_holder;
+  std::optional<RunOutput> output_holder;
+  agree(comm, [&] {
+    output_holder.emplace(cfg, state, opts, sim.backend(), sim.pressure_solver_name(), aside ? &*aside : nullptr);
+  });
+  RunOutput& output = *output_holder;
+  state = SimState{};
+
+  const bool progress = talk && &out == &std::cout && isatty(STDOUT_FILENO);
+  const int64_t first = sim.step_index();
+  const auto t0 = Clock::now();
+  const StopOnSignal stop_on_signal(sim);  // until the run returns: the last snapshot's writes included
+  const StepsDone done = step_to_end(cfg, comm, sim, output, progress, out, t0);
+  output.finish(sim);
+  const double wall = std::chrono::duration<double>(Clock::now() - t0).count();
+  const RunSummary s = summarize(cfg, comm, sim, output, slabs.get(), sim.step_index() - first, wall);
+
   // The answer checked: what the projection left of the divergence. A
   // direct or Krylov solve that failed its job (a system with no solution,
   // as boundaries that cannot conserve mass) stops with status 1 after the
@@ -373,11 +420,11 @@ int run(const Config& cfg, const RunOptions& opts, std::ostream& out, std::ostre
   }
   if (talk) print_summary(out, s);
   if (!wrong.empty() && !sweeps) throw CollectiveError(wrong);
-  if (stopped) {
+  if (done.stopped) {
     if (root)
-      out << "stopped by " << signal_name(sig) << " at step " << sim.step_index() << "; its snapshot is in "
+      out << "stopped by " << signal_name(done.sig) << " at step " << sim.step_index() << "; its snapshot is in "
           << cfg.output << "\n";
-    return 128 + (sig > 0 ? sig : SIGINT);
+    return 128 + (done.sig > 0 ? done.sig : SIGINT);
   }
   if (aside) aside->commit();  // status 0: this run's results replace the old series
   return 0;

@@ -34,8 +34,11 @@ bool inside_obstacle(const Config& cfg, double x, double y, double margin) {
   return obstacle_at(cfg, x, y, margin) >= 0;
 }
 
-SimState make_initial_state(const Config& cfg) {
-  SimState s;
+namespace {
+
+// The grid, the solid cells, and the initial flow (none through or inside
+// obstacles), halo included.
+void initial_fluid(const Config& cfg, SimState& s) {
   const Grid g = Grid::make(cfg.nx, cfg.ny, cfg.lx, cfg.ly);
   s.grid = g;
   s.u.assign(g.size(), 0);
@@ -74,7 +77,10 @@ SimState make_initial_state(const Config& cfg) {
   const Constants k = make_constants(cfg, g);
   for (int j = 0; j <= g.ny; ++j) halo_velocity_x(s.u.data(), s.v.data(), j, k);
   for (int i = -1; i <= g.nx + 1; ++i) halo_velocity_y(s.u.data(), s.v.data(), i, k);
+}
 
+// The seeded particles of the regions, and the next id.
+void seed_particles(const Config& cfg, SimState& s) {
   // Particles: region r's particles take the next ids in order; a draw
   // that lands in an obstacle is redrawn on later streams, up to 64 times
   // (a region half inside obstacles then loses a particle with probability
@@ -119,6 +125,14 @@ SimState make_initial_state(const Config& cfg) {
                                   "wholly in a solid (move it into the fluid)");
   }
   s.next_id = id;
+}
+
+}  // namespace
+
+SimState make_initial_state(const Config& cfg) {
+  SimState s;
+  initial_fluid(cfg, s);
+  seed_particles(cfg, s);
   return s;
 }
 

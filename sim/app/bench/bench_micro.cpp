@@ -16,23 +16,15 @@
 #include <ostream>
 #include <stdexcept>
 
-#include "sim/app/bench/bench.hpp"
-#include "sim/model/random.hpp"
 #include "sim/app/backend_factory.hpp"
-#include "sim/model/poisson.hpp"
-#include "sim/model/pressure.hpp"
-#include "sim/model/simulation.hpp"
+#include "sim/app/bench/bench.hpp"
+#include "sim/app/bench/micro.hpp"
+#include "sim/model/random.hpp"
 #include "sim/model/stability.hpp"
 #include "sim/model/state.hpp"
-#include "sim/app/bench/traffic.hpp"
 
 namespace sim {
-namespace {
-
-constexpr double kTrialMs = 10;
-constexpr int kTrials = 5;
-constexpr int kParticleGrid = 512;  // u and v: 2 MB, resident in any L2 of interest
-constexpr double kFlowSpeed = 0.1;  // Taylor-Green amplitude the particles move in [m/s]
+namespace micro {
 
 // The timed configuration's step: cfl * min(viscous, advective at speed u) capped by dt_max.
 double micro_dt(const Config& c, double speed) {
@@ -81,78 +73,30 @@ const SimState& random_state(std::unique_ptr<SimState>& s, const Config& base, u
   return *s;
 }
 
-bool out_of_time(const BenchOptions& o) { return o.max_seconds > 0 && bench_clock_s() > o.max_seconds; }
-
-struct Timing {
-  double ms = 0;
-  int64_t repeats = 0;
-};
-
-template <class Op>
-Timing time_op(Backend& b, int64_t warmup, int64_t min_repeats, Op op) {
-  using Clock = std::chrono::steady_clock;
-  auto ms_since = [](Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); };
-  for (int64_t k = 0; k < warmup; ++k) op();
-  b.synchronize();
-  auto t0 = Clock::now();
-  op();
-  b.synchronize();
-  const double once = std::max(ms_since(t0), 1e-4);
-  Timing t;
-  t.repeats = std::clamp<int64_t>(static_cast<int64_t>(std::ceil(kTrialMs / once)), std::max<int64_t>(min_repeats, 1), 1000000);
-  std::vector<double> trial;
-  for (int k = 0; k < kTrials; ++k) {
-    t0 = Clock::now();
-    for (int64_t r = 0; r < t.repeats; ++r) op();
-    b.synchronize();
-    trial.push_back(ms_since(t0) / static_cast<double>(t.repeats));
-  }
-  std::sort(trial.begin(), trial.end());
-  t.ms = trial[kTrials / 2];
-  return t;
-}
-
 std::string count_text(int64_t n) {
   if (n % (1 << 20) == 0) return std::to_string(n >> 20) + "M";
   if (n % 1000000 == 0) return std::to_string(n / 1000000) + "e6";
   return std::to_string(n);
 }
 
-struct Context {
-  const BenchOptions& opts;
-  bool cuda;
-  double ceiling_gbps;
-  std::ostream& log;
-  BenchReport& report;
-};
-
-// Times `op` into `row`, or records why not.
-template <class Op>
-void measure(Context& x, BenchRow row, Backend* b, double items, double bytes_per_item, Op op) {
-  const std::string what = row.text("benchmark") + " " + row.text("size_text") + " " + row.text("variant");
-  if (out_of_time(x.opts)) {
-    row.set("error", "skipped: --max-seconds reached");
-  } else if (b == nullptr) {
-    row.set("error", "skipped: the backend could not be made");
-  } else {
-    x.log << what << std::flush;
-    try {
-      const Timing t = time_op(*b, x.opts.warmup, x.opts.steps, op);
-      const double gbps = items * bytes_per_item / (t.ms * 1e6);
-      row.set("repeats", static_cast<double>(t.repeats));
-      row.set("ms_per_op", t.ms);
-      row.set("gitems_per_s", items / (t.ms * 1e6));
-      row.set("bytes_per_item", bytes_per_item);
-      row.set("gbps", gbps);
-      row.set("copy_pct", x.ceiling_gbps > 0 ? 100 * gbps / x.ceiling_gbps : std::nan(""));
-      x.log << ": " << t.ms << " ms\n";
-    } catch (const std::exception& e) {
-      row.set("error", std::string("failed: ") + e.what());
-      x.log << ": failed: " << e.what() << "\n";
-    }
+std::unique_ptr<Backend> fresh_backend(Context& x, const Config& c, const SimState& s, double dt, std::string& error) {
+  try {
+    std::unique_ptr<Backend> b = make_backend(c, s.grid, nullptr);
+    Constants k = make_constants(c, s.grid);
+    k.dt = static_cast<real>(dt);
+    b->set_constants(k);
+    b->upload(s);
+    b->fill_velocity_halo();
+    if (x.report.device.empty()) x.report.device = b->name();
+    return b;
+  } catch (const std::exception& e) {
+    error = std::string("failed: ") + e.what();
+    x.log << "backend for " << variant_name(c, x.cuda) << ": " << error << "\n";
+    return nullptr;
   }
-  x.report.rows.push_back(std::move(row));
 }
+
+namespace {
 
 // The CPU backend's ceiling: the host's copy bandwidth on the threads the
 // backend runs (omp_get_max_threads), two arrays of `mib` MiB each, first
@@ -237,449 +181,11 @@ double host_copy_rows(Context& x) {
   return ceiling;
 }
 
-std::unique_ptr<Backend> fresh_backend(Context& x, const Config& c, const SimState& s, double dt, std::string& error) {
-  try {
-    std::unique_ptr<Backend> b = make_backend(c, s.grid, nullptr);
-    Constants k = make_constants(c, s.grid);
-    k.dt = static_cast<real>(dt);
-    b->set_constants(k);
-    b->upload(s);
-    b->fill_velocity_halo();
-    if (x.report.device.empty()) x.report.device = b->name();
-    return b;
-  } catch (const std::exception& e) {
-    error = std::string("failed: ") + e.what();
-    x.log << "backend for " << variant_name(c, x.cuda) << ": " << error << "\n";
-    return nullptr;
-  }
-}
-
-void sweeps(Context& x, const Config& cfg, int n) {
-  const Config base = periodic_case(cfg, n);
-  std::unique_ptr<SimState> s;  // built for the first variant that runs (16384^2: 4.3 GB)
-  const double dt = micro_dt(base, 1.0);
-  const double cells = static_cast<double>(n) * n;
-  const auto stencils = x.cuda ? all_or(x.opts.stencils) : std::vector<Stencil>{cfg.stencil};
-  const auto constants = x.cuda ? all_or(x.opts.constants) : std::vector<ConstantsIn>{cfg.constants};
-  for (Stencil st : stencils)
-    for (ConstantsIn k : constants) {
-      Config c = base;
-      c.stencil = st;
-      c.constants = k;
-      std::string error;
-      std::unique_ptr<Backend> b;
-      if (!out_of_time(x.opts)) {
-        b = fresh_backend(x, c, random_state(s, base, cfg.seed), dt, error);
-        try {
-          if (b) {
-            b->compute_rhs();  // rhs = div(u)/dt of the random velocity
-            b->fill_pressure_halo();
-          }
-        } catch (const std::exception& e) {
-          error = std::string("failed: ") + e.what();
-          b.reset();
-        }
-      }
-      for (PressureSolverKind solver : all_or(x.opts.solvers)) {
-        if (solver != PressureSolverKind::jacobi && solver != PressureSolverKind::sor) continue;  // sweeps only
-        BenchRow row;
-        const bool jacobi = solver == PressureSolverKind::jacobi;
-        row.set("benchmark", jacobi ? "jacobi_sweep" : "sor_sweep");
-        row.set("size", static_cast<double>(n));
-        row.set("size_text", std::to_string(n) + "^2");
-        row.set("items", "cells");
-        row.set("variant", x.cuda ? std::string(to_string(st)) + "/" + std::string(to_string(k)) : std::string("cpu"));
-        row.set("backend", b ? b->name() : x.report.backend);
-        row.set("stencil", std::string(to_string(st)));
-        row.set("constants", std::string(to_string(k)));
-        if (!error.empty()) row.set("error", error);
-        const double bytes = (jacobi ? traffic::jacobi_sweep(1) : traffic::sor_sweep(1)).bytes;
-        Backend* bp = b.get();
-        if (!error.empty()) {
-          x.report.rows.push_back(std::move(row));
-        } else if (jacobi) {
-          measure(x, row, bp, cells, bytes, [bp] { bp->jacobi_sweep(); });
-        } else {
-          measure(x, row, bp, cells, bytes, [bp] {
-            bp->sor_sweep(0);
-            bp->sor_sweep(1);
-          });
-        }
-      }
-    }
-}
-
-// stencil=temporal (GPU only, when the stencil and solver lists hold it and
-// jacobi): Backend::jacobi_sweeps(2 kTemporalSweeps), two passes of
-// kTemporalSweeps sweeps, on an n x n closed box (the passes need sides
-// that are not periodic) from the same random state. items are effective
-// cell updates (sweeps x cells), bytes_per_item the model's bytes per
-// effective sweep (traffic::jacobi_pass: 12 / kTemporalSweeps B), so
-// copy_pct is the share of the copy bandwidth the passes move, and
-// gitems_per_s compares with the single sweep's roof of copy GB/s / 12.
-void jacobi_passes(Context& x, const Config& cfg, int n) {
-  if (!x.cuda) return;
-  const auto stencils = all_or(x.opts.stencils);
-  const auto solvers = all_or(x.opts.solvers);
-  if (std::find(stencils.begin(), stencils.end(), Stencil::temporal) == stencils.end() ||
-      std::find(solvers.begin(), solvers.end(), PressureSolverKind::jacobi) == solvers.end())
-    return;
-  Config base = periodic_case(cfg, n);
-  for (BoundarySide* s : {&base.left, &base.right, &base.bottom, &base.top}) *s = BoundarySide{BoundaryKind::wall, 0.0};
-  base.stencil = Stencil::temporal;
-  std::unique_ptr<SimState> s;
-  const double dt = micro_dt(base, 1.0);
-  const int sweeps = 2 * kTemporalSweeps;
-  const double items = static_cast<double>(n) * n * sweeps;
-  for (ConstantsIn k : all_or(x.opts.constants)) {
-    Config c = base;
-    c.constants = k;
-    std::string error;
-    std::unique_ptr<Backend> b;
-    if (!out_of_time(x.opts)) {
-      b = fresh_backend(x, c, random_state(s, base, cfg.seed), dt, error);
-      try {
-        if (b) {
-          b->compute_rhs();
-          b->fill_pressure_halo();
-        }
-      } catch (const std::exception& e) {
-        error = std::string("failed: ") + e.what();
-        b.reset();
-      }
-    }
-    BenchRow row;
-    row.set("benchmark", "jacobi_pass");
-    row.set("size", static_cast<double>(n));
-    row.set("size_text", std::to_string(n) + "^2");
-    row.set("items", "cell sweeps");
-    row.set("variant", "temporal/" + std::string(to_string(k)) + "/x" + std::to_string(kTemporalSweeps));
-    row.set("backend", b ? b->name() : x.report.backend);
-    row.set("stencil", std::string(to_string(Stencil::temporal)));
-    row.set("constants", std::string(to_string(k)));
-    if (!error.empty()) {
-      row.set("error", error);
-      x.report.rows.push_back(std::move(row));
-      continue;
-    }
-    Backend* bp = b.get();
-    measure(x, row, bp, items, traffic::jacobi_pass(1, kTemporalSweeps).bytes / kTemporalSweeps,
-            [bp, sweeps] { bp->jacobi_sweeps(sweeps); });
-  }
-}
-
-// One momentum stage (Backend::rk_stage, the first stage: no base field) on
-// an n x n periodic grid holding a random velocity, for every stencil
-// variant (GPU) and advection scheme (--advection, default central and
-// quick): the stencil whose reach fluid.advection = quick widens to two
-// cells, where the shared-memory tile should pay. bytes_per_item is the
-// least a stage moves per face point (traffic::stage: 16 B).
-void momentum_stages(Context& x, const Config& cfg, int n) {
-  const Config base = periodic_case(cfg, n);
-  std::unique_ptr<SimState> s;
-  const double dt = micro_dt(base, 1.0);
-  const double points = static_cast<double>(n + 1) * (n + 1);
-  const auto stencils = x.cuda ? all_or(x.opts.stencils) : std::vector<Stencil>{cfg.stencil};
-  const auto schemes = all_or(x.opts.advections);
-  for (Stencil st : stencils)
-    for (AdvectionScheme scheme : schemes) {
-      Config c = base;
-      c.stencil = st;
-      c.advection = scheme;
-      BenchRow row;
-      row.set("benchmark", "momentum_stage");
-      row.set("size", static_cast<double>(n));
-      row.set("size_text", std::to_string(n) + "^2");
-      row.set("items", "faces");
-      row.set("variant", x.cuda ? std::string(to_string(st)) + "/" + std::string(to_string(scheme))
-                                : std::string(to_string(scheme)));
-      row.set("stencil", std::string(to_string(st)));
-      row.set("constants", std::string(to_string(c.constants)));
-      row.set("advection", std::string(to_string(scheme)));
-      row.set("backend", x.report.backend);
-      std::string error;
-      std::unique_ptr<Backend> b;
-      if (!out_of_time(x.opts)) {
-        b = fresh_backend(x, c, random_state(s, base, cfg.seed), dt, error);
-        if (b) {
-          row.set("backend", b->name());
-          b->copy_velocity(VelocityField::current, VelocityField::saved);  // with the halo just filled
-        }
-      }
-      if (!error.empty()) {
-        row.set("error", error);
-        x.report.rows.push_back(std::move(row));
-        continue;
-      }
-      Backend* bp = b.get();
-      measure(x, row, bp, points, traffic::stage(1, false, false, scheme).bytes, [bp] {
-        bp->rk_stage(VelocityField::saved, VelocityField::saved, VelocityField::current, real(0), real(1), real(1));
-      });
-    }
-}
-
-// One transform pressure solve (PressureOps::fft_solve: load rhs, forward
-// transform, divide, inverse transform, store x, phi and their halos) on an
-// n x n periodic grid, rhs from a random velocity. bytes_per_item is the
-// least a solve must move: rhs read (4 B), x and phi written (8 + 4 B).
-// Sizes: 2048^2, 4096^2, 8192^2 by default; with --micro-sizes, those sizes
-// only when --pressure-solver names fft (keeps tiny runs to the sweeps).
-void fft_solves(Context& x, const Config& cfg) {
-  const bool asked = std::find(x.opts.solvers.begin(), x.opts.solvers.end(), PressureSolverKind::fft) != x.opts.solvers.end();
-  std::vector<int> sizes;
-  if (x.opts.micro_sizes.empty() && (x.opts.solvers.empty() || asked)) sizes = {2048, 4096, 8192};
-  else if (asked) sizes = x.opts.micro_sizes;
-  for (int n : sizes) {
-    Config c = periodic_case(cfg, n);
-    c.solver = PressureSolverKind::fft;
-    BenchRow row;
-    row.set("benchmark", "fft_solve");
-    row.set("size", static_cast<double>(n));
-    row.set("size_text", std::to_string(n) + "^2");
-    row.set("items", "cells");
-    row.set("variant", x.cuda ? "cufft/f64" : "fftw/f64");
-    row.set("backend", x.report.backend);
-    std::string error;
-    std::unique_ptr<Backend> b;
-    TransformOps* transform = nullptr;
-    if (!out_of_time(x.opts)) {
-      try {
-        SimState s = make_initial_state(c);
-        randomize(s, cfg.seed);
-        b = fresh_backend(x, c, s, micro_dt(c, 1.0), error);
-        if (b) {
-          const PoissonHierarchy h = build_poisson_hierarchy(s.grid, s.open, make_constants(c, s.grid));
-          transform = &b->transform_setup(h);
-          b->compute_rhs();
-          row.set("backend", b->name());
-        }
-      } catch (const std::exception& e) {
-        error = std::string("failed: ") + e.what();
-        b.reset();
-      }
-    }
-    if (!error.empty()) {
-      row.set("error", error);
-      x.report.rows.push_back(std::move(row));
-      continue;
-    }
-    Backend* bp = b.get();
-    measure(x, row, bp, static_cast<double>(n) * n, 16.0, [transform] { transform->fft_solve(); });
-  }
-}
-
-// The particles reordered by the cell they are in (a counting sort on the
-// host): the memory order `--sort-every` gives on the device, where the
-// bilinear gathers of neighbouring threads fall into the same cache lines.
-// No injection runs in the micro suite, so the slot invariant of
-// sim/model/state.hpp is not needed here.
-SimState sorted_by_cell(const SimState& s) {
-  const Grid& g = s.grid;
-  const HostParticles& p = s.particles;
-  const size_t n = p.size(), cells = static_cast<size_t>(g.nx) * g.ny;
-  std::vector<uint32_t> key(n);
-  std::vector<size_t> start(cells + 1, 0);
-  for (size_t q = 0; q < n; ++q) {
-    const int i = std::clamp(static_cast<int>(p.x[q] / g.dx), 0, g.nx - 1);
-    const int j = std::clamp(static_cast<int>(p.y[q] / g.dy), 0, g.ny - 1);
-    key[q] = static_cast<uint32_t>(j) * static_cast<uint32_t>(g.nx) + static_cast<uint32_t>(i);
-    ++start[key[q] + 1];
-  }
-  for (size_t c = 0; c < cells; ++c) start[c + 1] += start[c];
-  SimState out = s;
-  HostParticles& o = out.particles;
-  for (size_t q = 0; q < n; ++q) {
-    o.store(start[key[q]]++, p.load(q));
-  }
-  return out;
-}
-
-// random: slots in no relation to positions; cell_sorted: reordered by cell
-// once, before the upload; sorted_each_step: random at the start, and the
-// backend sorts by cell before every step (sort_every = 1), so the row is a
-// sorted step plus one whole sort: its cost over the cell_sorted row is
-// what one sort costs.
-enum class ParticleOrder { random, cell_sorted, sorted_each_step };
-
-const char* order_suffix(ParticleOrder o) {
-  switch (o) {
-    case ParticleOrder::cell_sorted: return "/cell-sorted";
-    case ParticleOrder::sorted_each_step: return "/sort-every-1";
-    case ParticleOrder::random: break;
-  }
-  return "";
-}
-
-void particle_steps(Context& x, const Config& cfg, int grid_n, int64_t count, ParticleOrder order) {
-  Config base = periodic_case(cfg, grid_n);
-  base.initial = InitialFlow::taylor_green;
-  base.initial_u = kFlowSpeed;
-  ParticleRegion region;
-  region.x1 = region.y1 = 1.0;
-  region.count = count;
-  if (!cfg.regions.empty()) {
-    region.diameter_min = cfg.regions[0].diameter_min;
-    region.diameter_max = cfg.regions[0].diameter_max;
-  }
-  base.regions = {region};
-  std::unique_ptr<SimState> s;  // built for the first variant that runs (64M: 1.8 GB)
-  const double dt = micro_dt(base, kFlowSpeed);
-  const auto layouts = all_or(x.opts.layouts);
-  const auto samplings = x.cuda ? all_or(x.opts.samplings) : std::vector<Sampling>{cfg.sampling};
-  const auto constants = x.cuda ? all_or(x.opts.constants) : std::vector<ConstantsIn>{cfg.constants};
-  const Grid g = Grid::make(base.nx, base.ny, base.lx, base.ly);
-  if (order == ParticleOrder::sorted_each_step) base.sort_every = 1;
-  for (const Config& c : combinations(base, {bench_axis(&Config::layout, layouts), bench_axis(&Config::sampling, samplings),
-                                             bench_axis(&Config::constants, constants)})) {
-    const Layout l = c.layout;
-    const Sampling sa = c.sampling;
-    const ConstantsIn k = c.constants;
-    BenchRow row;
-    row.set("benchmark", "particle_step");
-    row.set("size", static_cast<double>(count));
-    row.set("size_text", count_text(count));
-    row.set("items", "particles");
-    const std::string sorted = order_suffix(order);
-    row.set("variant", x.cuda ? std::string(to_string(l)) + "/" + std::string(to_string(sa)) + "/" +
-                                    std::string(to_string(k)) + sorted
-                              : std::string(to_string(l)) + sorted);
-    row.set("layout", std::string(to_string(l)));
-    row.set("sampling", std::string(to_string(sa)));
-    row.set("constants", std::string(to_string(k)));
-    row.set("backend", x.report.backend);
-    std::string error;
-    std::unique_ptr<Backend> b;
-    if (!out_of_time(x.opts)) {
-      if (!s) {
-        s = std::make_unique<SimState>(make_initial_state(base));
-        if (order == ParticleOrder::cell_sorted) *s = sorted_by_cell(*s);
-      }
-      b = fresh_backend(x, c, *s, dt, error);
-    }
-    if (b) row.set("backend", b->name());
-    if (!error.empty()) {
-      row.set("error", error);
-      x.report.rows.push_back(std::move(row));
-      continue;
-    }
-    const double n = static_cast<double>(count);
-    const double bytes = (traffic::particle_step(n, 0, l, false) + traffic::velocity_sample(sa, traffic::faces(g)) +
-                          traffic::particle_sort(n, l, g, c.sort_every))
-                             .bytes /
-                         n;
-    Backend* bp = b.get();
-    measure(x, row, bp, n, bytes, [bp] { bp->step_particles(0, 0); });
-  }
-}
-
-// MGPCG on an n x n closed box (walls, no obstacle, cavity-like), the
-// right-hand side div(u)/dt of a random velocity. Two rows per size: one
-// V-cycle (the preconditioner alone, as MultigridSolver runs it with
-// smoothing = 2) and one whole solve to 1e-6 from zero; both use the byte
-// count of one V-cycle (traffic::mg_vcycle) per cell, the solve row that of
-// its iterations (V-cycle + PCG vectors) per cell and solve.
-constexpr int kMgSmoothing = 2;
-constexpr double kMgTolerance = 1e-6;
-
-void multigrid_rows(Context& x, const Config& cfg, int n) {
-  Config c = periodic_case(cfg, n);
-  for (BoundarySide* s : {&c.left, &c.right, &c.bottom, &c.top}) *s = BoundarySide{BoundaryKind::wall, 0.0};
-  c.solver = PressureSolverKind::multigrid;
-  const double cells = static_cast<double>(n) * n;
-  std::string error;
-  std::unique_ptr<Backend> b;
-  PoissonHierarchy h;
-  std::unique_ptr<PressureSolver> solver;
-  if (!out_of_time(x.opts)) {
-    SimState s = make_initial_state(c);
-    randomize(s, cfg.seed);
-    b = fresh_backend(x, c, s, micro_dt(c, 1.0), error);
-    try {
-      if (b) {
-        Constants k = make_constants(c, s.grid);
-        h = build_poisson_hierarchy(s.grid, s.open, k);
-        solver = make_pressure_solver(PressureSolverKind::multigrid, &h, false);
-        solver->prepare(*b, h);
-        b->compute_rhs();
-        b->multigrid()->pcg_start();
-      }
-    } catch (const std::exception& e) {
-      error = std::string("failed: ") + e.what();
-      b.reset();
-    }
-  }
-  const int levels = static_cast<int>(h.levels.size()), sweeps = h.coarse_sweeps;
-  Backend* bp = b.get();
-  MultigridOps* mg = bp ? bp->multigrid() : nullptr;
-  auto vcycle = [mg, levels, sweeps] {
-    mg->mg_load_residual();
-    const int last = levels - 1;
-    for (int l = 0; l < last; ++l) {
-      for (int k = 0; k < kMgSmoothing; ++k) {
-        mg->mg_smooth(l, 0);
-        mg->mg_smooth(l, 1);
-      }
-      mg->mg_restrict(l);
-    }
-    for (int k = 0; k < sweeps; ++k) {
-      mg->mg_smooth(last, 0);
-      mg->mg_smooth(last, 1);
-    }
-    for (int k = 0; k < sweeps; ++k) {
-      mg->mg_smooth(last, 1);
-      mg->mg_smooth(last, 0);
-    }
-    for (int l = last - 1; l >= 0; --l) {
-      mg->mg_prolong(l);
-      for (int k = 0; k < kMgSmoothing; ++k) {
-        mg->mg_smooth(l, 1);
-        mg->mg_smooth(l, 0);
-      }
-    }
-  };
-  const double cycle_bytes = traffic::mg_vcycle(n, n, kMgSmoothing).bytes / cells;
-  // the iteration count of one solve (the same every solve: it starts from zero)
-  PressureStats st;
-  PressureSettings ps;
-  ps.tolerance = kMgTolerance;
-  ps.max_iterations = 200;
-  ps.smoothing = kMgSmoothing;
-  if (bp && error.empty()) {
-    try {
-      st = solver->solve(*bp, ps);
-    } catch (const std::exception& e) {
-      error = std::string("failed: ") + e.what();
-    }
-  }
-  for (const bool solve : {false, true}) {
-    BenchRow row;
-    row.set("benchmark", solve ? "mgpcg_solve_1e-6" : "mg_vcycle");
-    row.set("size", static_cast<double>(n));
-    row.set("size_text", std::to_string(n) + "^2");
-    row.set("items", "cells");
-    row.set("variant", x.cuda ? std::string("closed box") : std::string("cpu closed box"));
-    row.set("backend", b ? b->name() : x.report.backend);
-    if (!error.empty()) {
-      row.set("error", error);
-      x.report.rows.push_back(std::move(row));
-      continue;
-    }
-    const double iters = st.iterations;
-    row.set("iterations", iters);
-    if (iters > 0 && st.residual > 0) row.set("conv_factor", std::pow(st.residual, 1.0 / iters));
-    if (solve) {
-      // bytes per cell of the whole solve: its V-cycles and vector updates
-      const double bytes = iters * (cycle_bytes + traffic::pcg_iteration(1).bytes) + traffic::pcg_start_finish(1).bytes;
-      measure(x, row, bp, cells, bytes, [bp, &solver, &ps] { solver->solve(*bp, ps); });
-    } else {
-      measure(x, row, bp, cells, cycle_bytes, vcycle);
-    }
-  }
-}
-
 }  // namespace
+}  // namespace micro
 
 BenchReport run_micro(const Config& cfg, const BenchOptions& opts, bool cuda, double ceiling_gbps, std::ostream& log) {
+  using namespace micro;
   BenchReport r = start_report("micro", cfg, opts, cuda, micro_columns());
   Context x{opts, cuda, ceiling_gbps, log, r};
   const std::vector<int> sizes = opts.micro_sizes.empty() ? std::vector<int>{2048, 8192, 16384} : opts.micro_sizes;
@@ -728,3 +234,4 @@ BenchReport run_micro(const Config& cfg, const BenchOptions& opts, bool cuda, do
 }
 
 }  // namespace sim
+

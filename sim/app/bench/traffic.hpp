@@ -69,7 +69,7 @@ inline Cost residual(double n_cells, bool solids = false) { return {n_cells * (2
 // rhs = div(u)/dt: read u, v; write rhs: 12 B; divergence 5, scale 1, square and sum 2.
 inline Cost rhs(double n_cells, bool solids = false) { return {n_cells * (3 * kFloat + mask(solids)), n_cells * 8}; }
 
-// --- multigrid-preconditioned CG (cuda/poisson_kernels.cu), per cell -----
+// --- multigrid-preconditioned CG (cuda/multigrid_kernels.cu, pcg_kernels.cu), per cell
 // A level of n cells (float32 e, f; 1-byte face bits on a uniform level):
 // half-sweep reads e, f, bits and writes back every sector of e: 13 B (a
 // non-uniform level reads cx, cy instead of the bits: 20 B); the first
