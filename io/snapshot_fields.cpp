@@ -74,20 +74,6 @@ uint64_t snapshot_data_bytes(uint64_t nx, uint64_t ny, uint64_t n) {
   return bytes;
 }
 
-uint64_t snapshot_bytes_per_cell() {
-  uint64_t bytes = 0;
-  for (const SnapshotField& f : kSnapshotFields)
-    if (f.group() == SnapshotGroup::grid) bytes += static_cast<uint64_t>(f.components) * f.element_bytes();
-  return bytes;
-}
-
-uint64_t snapshot_bytes_per_particle() {
-  uint64_t bytes = 0;
-  for (const SnapshotField& f : kSnapshotFields)
-    if (f.group() == SnapshotGroup::particles) bytes += static_cast<uint64_t>(f.components) * f.element_bytes();
-  return bytes;
-}
-
 namespace {
 
 // "`u`, `v` and `phi`": the grid fields of restart use `use`.

@@ -162,11 +162,15 @@ void with_array(const SnapshotField& f, Held& held, Fn&& fn) {
 
 // Uncompressed bytes of the datasets of an nx x ny grid with n particles.
 uint64_t snapshot_data_bytes(uint64_t nx, uint64_t ny, uint64_t n);
-// Bytes of the derived arrays per cell (a face field counted as one value
-// a cell) and per particle: what snapshot_grid and snapshot_particles
-// allocate.
-uint64_t snapshot_bytes_per_cell();
-uint64_t snapshot_bytes_per_particle();
+
+// Bytes of the arrays of `group` per cell (a face field counted as one value
+// a cell) or per particle: what snapshot_grid and snapshot_particles allocate.
+constexpr uint64_t snapshot_bytes_per(SnapshotGroup group) {
+  uint64_t bytes = 0;
+  for (const SnapshotField& f : kSnapshotFields)
+    if (f.group() == group) bytes += static_cast<uint64_t>(f.components) * f.element_bytes();
+  return bytes;
+}
 
 // The Markdown table of docs/OUTPUT.md for the datasets of `group`.
 std::string snapshot_fields_markdown(SnapshotGroup group);

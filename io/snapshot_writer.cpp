@@ -151,9 +151,8 @@ void write_snapshot_collective(const std::string& path, const SimState& part, in
   // the header and a margin for HDF5's own metadata.
   agree(comm, [&] {
     if (!root) return;
-    const auto nx = static_cast<uint64_t>(g.nx), ny = static_cast<uint64_t>(g.ny);
-    const uint64_t grid = 4 * (7 * nx * ny + ny * (nx + 1) + (ny + 1) * nx) + nx * ny;  // 7 cell fields, u, v, solid
-    const uint64_t need = grid + 32 * static_cast<uint64_t>(n) + meta.config_toml.size() + (uint64_t(1) << 16);
+    const uint64_t data = snapshot_data_bytes(static_cast<uint64_t>(g.nx), static_cast<uint64_t>(g.ny), n);
+    const uint64_t need = data + meta.config_toml.size() + (uint64_t(1) << 16);
     const uint64_t free = free_bytes(dir_of(path));
     if (free > 0 && free < need + need / 100)
       throw std::runtime_error(os_error_text(ENOSPC) + " writing " + path + " (it needs up to " +

@@ -197,11 +197,17 @@ TEST_CASE("io: every snapshot dataset is chunked in whole rows and carries a Fle
   write_snapshot(path, s, make_snapshot_meta(cfg, "x"));
   const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
   REQUIRE(f >= 0);
+  uint64_t data_bytes = 0;
   for (const SnapshotField& field : kSnapshotFields) {
     const std::string name = field.path();
     CAPTURE(name);
     const hid_t d = H5Dopen2(f, name.c_str(), H5P_DEFAULT);
     REQUIRE(d >= 0);
+    const hid_t type = H5Dget_type(d), space = H5Dget_space(d);
+    CHECK(H5Tget_size(type) == field.element_bytes());
+    data_bytes += static_cast<uint64_t>(H5Sget_simple_extent_npoints(space)) * H5Tget_size(type);
+    H5Sclose(space);
+    H5Tclose(type);
     const hid_t p = H5Dget_create_plist(d);
     REQUIRE(H5Pget_layout(p) == H5D_CHUNKED);
     REQUIRE(H5Pget_nfilters(p) == 1);
@@ -219,6 +225,8 @@ TEST_CASE("io: every snapshot dataset is chunked in whole rows and carries a Fle
     H5Dclose(d);
   }
   H5Fclose(f);
+  // What the collective writer checks the free space against.
+  CHECK(data_bytes == snapshot_data_bytes(24, 16, static_cast<uint64_t>(read_snapshot_header(path).particles)));
   test::check_same_snapshot(read_snapshot(path), read_snapshot(path));
 }
 
