@@ -18,8 +18,8 @@ constexpr bool table_consistent() {
                          std::holds_alternative<GridArray<uint8_t>>(f.array);
     if (in_grid != (f.group() == SnapshotGroup::grid)) return false;
     if (f.components != 1 && f.components != 3) return false;
-    if ((f.xdmf == XdmfRole::vector) != (f.components == 3) && f.xdmf != XdmfRole::none && f.xdmf != XdmfRole::geometry)
-      return false;
+    const bool attribute = f.xdmf == XdmfRole::scalar || f.xdmf == XdmfRole::vector;
+    if (attribute && (f.xdmf == XdmfRole::vector) != (f.components == 3)) return false;
     if (f.xdmf != XdmfRole::none && in_grid && f.at != Placement::cell) return false;
     if (f.xdmf == XdmfRole::geometry) {
       if (in_grid || f.components != 3 || !f.holds_float()) return false;

@@ -20,6 +20,8 @@
 
 namespace sim {
 
+// Rows j0 .. j1 - 1 of the grid's ny (all of them, or one rank's part):
+// the arrays below hold those rows, v also row ny when j1 == ny.
 struct SnapshotGrid {
   int nx = 0, ny = 0;
   int j0 = 0, j1 = 0;
