@@ -2,11 +2,10 @@
 
 #include <cmath>
 #include <cstdio>
-#include <initializer_list>
-#include <iterator>
-#include <string>
-#include <vector>
 #include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <vector>
 
 #include "io/snapshot_reader.hpp"
 #include "sim/model/constants.hpp"
@@ -16,9 +15,9 @@ namespace sim {
 namespace {
 
 // "[12, 0]": flat index k of an array of shape `dims`, row-major.
-std::string index_text(size_t k, std::initializer_list<size_t> dims) {
+std::string index_text(size_t k, const std::vector<uint64_t>& dims) {
   std::vector<size_t> idx;
-  for (auto d = std::rbegin(dims); d != std::rend(dims); ++d) {
+  for (auto d = dims.rbegin(); d != dims.rend(); ++d) {
     idx.insert(idx.begin(), k % *d);
     k /= *d;
   }
@@ -39,7 +38,7 @@ std::string value_text(double x) {
 // (or divide by zero) some steps later, far from the file that caused it.
 // Each check names the dataset and the first bad index.
 void require_finite(const std::string& what, const std::string& dataset, const std::vector<float>& v,
-                    std::initializer_list<size_t> dims) {
+                    const std::vector<uint64_t>& dims) {
   for (size_t k = 0; k < v.size(); ++k)
     if (!std::isfinite(v[k]))
       throw std::runtime_error(what + ": dataset '" + dataset + "' index " + index_text(k, dims) + " = " +
@@ -57,20 +56,23 @@ void validate_header(const SnapshotHeader& h, const std::string& what) {
 
 void validate_contents(const Config& cfg, const SnapshotContents& c, const std::string& what) {
   validate_header(c.header, what);
-  const size_t nx = static_cast<size_t>(c.header.nx), ny = static_cast<size_t>(c.header.ny);
-  const SnapshotGrid& g = c.grid;
-  require_finite(what, "/grid/u", g.u, {ny, nx + 1});
-  require_finite(what, "/grid/v", g.v, {ny + 1, nx});
-  require_finite(what, "/grid/phi", g.phi, {ny, nx});
-  require_finite(what, "/grid/pressure", g.pressure, {ny, nx});
-  require_finite(what, "/grid/velocity", g.velocity, {ny, nx, 3});
-  require_finite(what, "/grid/vorticity", g.vorticity, {ny, nx});
-  require_finite(what, "/grid/divergence", g.divergence, {ny, nx});
   const SnapshotParticles& p = c.particles;
   const size_t n = p.size();
-  require_finite(what, "/particles/position", p.position, {n, 3});
-  require_finite(what, "/particles/velocity", p.velocity, {n, 3});
-  require_finite(what, "/particles/diameter", p.diameter, {n});
+  // Every float dataset, of each group the state the run reads back first.
+  const auto nx = static_cast<uint64_t>(c.header.nx), ny = static_cast<uint64_t>(c.header.ny);
+  const auto finite = [&](const SnapshotField& f, const auto& held) {
+    with_array(f, held, [&](const auto& a) {
+      if constexpr (std::is_same_v<std::decay_t<decltype(a)>, std::vector<float>>)
+        require_finite(what, f.path(), a, f.dims(nx, ny, n));
+    });
+  };
+  for (const SnapshotGroup group : {SnapshotGroup::grid, SnapshotGroup::particles})
+    for (const bool state : {true, false})
+      for (const SnapshotField& f : kSnapshotFields)
+        if (f.group() == group && (f.restart != RestartUse::none) == state) {
+          if (group == SnapshotGroup::grid) finite(f, c.grid);
+          else finite(f, p);
+        }
   // The stored particles are the alive ones. Bounds as the particle step
   // keeps them, in float (its clamps use float(lx)).
   const float lx = static_cast<float>(cfg.lx), ly = static_cast<float>(cfg.ly);

@@ -6,6 +6,105 @@
 
 namespace sim {
 
+namespace {
+
+// Each field's array is in the group its placement names, vectors have
+// three components, sim.xdmf shows cell fields only (its grid is the cells)
+// and one three-component particle field as the points.
+constexpr bool table_consistent() {
+  int geometry = 0;
+  for (const SnapshotField& f : kSnapshotFields) {
+    const bool in_grid = std::holds_alternative<GridArray<float>>(f.array) ||
+                         std::holds_alternative<GridArray<uint8_t>>(f.array);
+    if (in_grid != (f.group() == SnapshotGroup::grid)) return false;
+    if (f.components != 1 && f.components != 3) return false;
+    const bool attribute = f.xdmf == XdmfRole::scalar || f.xdmf == XdmfRole::vector;
+    if (attribute && (f.xdmf == XdmfRole::vector) != (f.components == 3)) return false;
+    if (f.xdmf != XdmfRole::none && in_grid && f.at != Placement::cell) return false;
+    if (f.xdmf == XdmfRole::geometry) {
+      if (in_grid || f.components != 3 || !f.holds_float()) return false;
+      ++geometry;
+    }
+  }
+  return geometry == 1;
+}
+static_assert(table_consistent(), "kSnapshotFields: a row contradicts itself (group, components or XDMF role)");
+
+}  // namespace
+
+const char* SnapshotField::type_name() const {
+  return holds_float() ? "float32" : element_bytes() == 1 ? "uint8" : "uint64";
+}
+
+std::string SnapshotField::path() const {
+  return std::string(group() == SnapshotGroup::grid ? "/grid/" : "/particles/") + name;
+}
+
+std::vector<uint64_t> SnapshotField::dims(uint64_t nx, uint64_t ny, uint64_t n) const {
+  std::vector<uint64_t> d;
+  switch (at) {
+    case Placement::cell: d = {ny, nx}; break;
+    case Placement::x_face: d = {ny, nx + 1}; break;
+    case Placement::y_face: d = {ny + 1, nx}; break;
+    case Placement::particle: d = {n}; break;
+  }
+  if (components != 1) d.push_back(static_cast<uint64_t>(components));
+  return d;
+}
+
+std::string SnapshotField::shape_text() const {
+  std::string s;
+  switch (at) {
+    case Placement::cell: s = "(ny, nx"; break;
+    case Placement::x_face: s = "(ny, nx + 1"; break;
+    case Placement::y_face: s = "(ny + 1, nx"; break;
+    case Placement::particle: s = "(N"; break;
+  }
+  if (components != 1) s += ", " + std::to_string(components);
+  return s + ")";
+}
+
+uint64_t snapshot_data_bytes(uint64_t nx, uint64_t ny, uint64_t n) {
+  uint64_t bytes = 0;
+  for (const SnapshotField& f : kSnapshotFields) {
+    uint64_t elements = 1;
+    for (uint64_t d : f.dims(nx, ny, n)) elements *= d;
+    bytes += elements * f.element_bytes();
+  }
+  return bytes;
+}
+
+namespace {
+
+// "`u`, `v` and `phi`": the grid fields of restart use `use`.
+std::string names_of(RestartUse use) {
+  std::vector<std::string> names;
+  for (const SnapshotField& f : kSnapshotFields)
+    if (f.group() == SnapshotGroup::grid && f.restart == use) names.push_back("`" + std::string(f.name) + "`");
+  std::string s;
+  for (size_t k = 0; k < names.size(); ++k)
+    s += (k == 0 ? "" : k + 1 == names.size() ? " and " : ", ") + names[k];
+  return s;
+}
+
+}  // namespace
+
+std::string snapshot_fields_markdown(SnapshotGroup group) {
+  std::string out =
+      "| dataset | shape | type | unit | meaning |\n"
+      "| --- | --- | --- | --- | --- |\n";
+  for (const SnapshotField& f : kSnapshotFields) {
+    if (f.group() != group) continue;
+    const std::string meaning = f.meaning;
+    out += "| `" + std::string(f.name) + "` | " + f.shape_text() + " | " + f.type_name() + " | " + f.unit + " | " +
+           (meaning.empty() ? "" : meaning + " ") + "|\n";
+  }
+  if (group == SnapshotGroup::grid)
+    out += "\n" + names_of(RestartUse::state) + " are the raw state a restart needs; " + names_of(RestartUse::check) +
+           " is checked against the config's obstacles; the others are derived for viewing.\n";
+  return out;
+}
+
 SnapshotGrid snapshot_grid(const SimState& s, double fluid_density, int j0, int j1) {
   const Grid& g = s.grid;
   const int nx = g.nx, ny = g.ny;

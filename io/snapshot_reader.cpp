@@ -3,6 +3,7 @@
 #include <climits>
 #include <cstdint>
 #include <stdexcept>
+#include <type_traits>
 
 #include "io/hdf5_file.hpp"
 #include "io/snapshot_writer.hpp"
@@ -79,29 +80,19 @@ SnapshotContents read_snapshot(const std::string& path) {
   const h5::File f = h5::File::open_read(path);
   SnapshotContents c;
   c.header = read_header(f);
-  const hsize_t nx = static_cast<hsize_t>(c.header.nx), ny = static_cast<hsize_t>(c.header.ny);
-  const hsize_t n = static_cast<hsize_t>(c.header.particles);
-  {
-    const h5::Handle g = h5::open_group(f, "/grid");
-    SnapshotGrid& s = c.grid;
-    s.nx = c.header.nx;
-    s.ny = c.header.ny;
-    s.pressure = read_shaped<float>(f, g, "pressure", {ny, nx});
-    s.velocity = read_shaped<float>(f, g, "velocity", {ny, nx, 3});
-    s.vorticity = read_shaped<float>(f, g, "vorticity", {ny, nx});
-    s.divergence = read_shaped<float>(f, g, "divergence", {ny, nx});
-    s.solid = read_shaped<uint8_t>(f, g, "solid", {ny, nx});
-    s.u = read_shaped<float>(f, g, "u", {ny, nx + 1});
-    s.v = read_shaped<float>(f, g, "v", {ny + 1, nx});
-    s.phi = read_shaped<float>(f, g, "phi", {ny, nx});
-  }
-  {
-    const h5::Handle g = h5::open_group(f, "/particles");
-    SnapshotParticles& p = c.particles;
-    p.position = read_shaped<float>(f, g, "position", {n, 3});
-    p.velocity = read_shaped<float>(f, g, "velocity", {n, 3});
-    p.id = read_shaped<uint64_t>(f, g, "id", {n});  // 64-bit; 32-bit in older files, read alike
-    p.diameter = read_shaped<float>(f, g, "diameter", {n});
+  const auto nx = static_cast<uint64_t>(c.header.nx), ny = static_cast<uint64_t>(c.header.ny);
+  const auto n = static_cast<uint64_t>(c.header.particles);
+  c.grid.nx = c.header.nx;
+  c.grid.ny = c.header.ny;
+  const h5::Handle grid = h5::open_group(f, "/grid"), particles = h5::open_group(f, "/particles");
+  for (const SnapshotField& field : kSnapshotFields) {
+    const std::vector<uint64_t> d = field.dims(nx, ny, n);
+    const Dims expect(d.begin(), d.end());
+    const auto read = [&](hid_t g, auto& a) {
+      a = read_shaped<typename std::decay_t<decltype(a)>::value_type>(f, g, field.name, expect);
+    };
+    if (field.group() == SnapshotGroup::grid) with_array(field, c.grid, [&](auto& a) { read(grid, a); });
+    else with_array(field, c.particles, [&](auto& a) { read(particles, a); });
   }
   return c;
 }

@@ -14,6 +14,7 @@
 namespace sim {
 namespace {
 
+// Names every dataset of kSnapshotFields with its unit (checked by the io tests).
 const char* const kUnits =
     "SI units. Attributes: time [s], dt [s], /grid spacing and origin [m]. "
     "/grid: pressure [Pa], velocity [m/s], vorticity [1/s], divergence [1/s], solid [1 = obstacle], "
@@ -22,34 +23,37 @@ const char* const kUnits =
 
 using Dims = std::vector<hsize_t>;
 
+Dims dims_of(const SnapshotField& field, uint64_t nx, uint64_t ny, uint64_t n) {
+  const std::vector<uint64_t> d = field.dims(nx, ny, n);
+  return Dims(d.begin(), d.end());
+}
+
 // The grid part `g` holds (all rows, or one rank's).
 void write_grid(const h5::File& f, const SnapshotGrid& g, const SnapshotMeta& m) {
-  const hsize_t nx = static_cast<hsize_t>(g.nx), ny = static_cast<hsize_t>(g.ny);
   const h5::Handle grp = h5::create_group(f, "/grid");
   h5::write_attr(f, grp, "origin", std::vector<double>{0.0, 0.0});
   h5::write_attr(f, grp, "spacing", std::vector<double>{m.dx, m.dy});
-  const h5::Compression& c = m.compression;
   const h5::Rows cells{static_cast<hsize_t>(g.j0), static_cast<hsize_t>(g.j1 - g.j0)};
   const h5::Rows vrows{static_cast<hsize_t>(g.j0), static_cast<hsize_t>(g.v_rows())};
-  h5::write_dataset(f, grp, "pressure", Dims{ny, nx}, g.pressure.data(), c, cells);
-  h5::write_dataset(f, grp, "velocity", Dims{ny, nx, 3}, g.velocity.data(), c, cells);
-  h5::write_dataset(f, grp, "vorticity", Dims{ny, nx}, g.vorticity.data(), c, cells);
-  h5::write_dataset(f, grp, "divergence", Dims{ny, nx}, g.divergence.data(), c, cells);
-  h5::write_dataset(f, grp, "solid", Dims{ny, nx}, g.solid.data(), c, cells);
-  h5::write_dataset(f, grp, "u", Dims{ny, nx + 1}, g.u.data(), c, cells);
-  h5::write_dataset(f, grp, "v", Dims{ny + 1, nx}, g.v.data(), c, vrows);
-  h5::write_dataset(f, grp, "phi", Dims{ny, nx}, g.phi.data(), c, cells);
+  for (const SnapshotField& field : kSnapshotFields) {
+    if (field.group() != SnapshotGroup::grid) continue;
+    const Dims dims = dims_of(field, static_cast<uint64_t>(g.nx), static_cast<uint64_t>(g.ny), 0);
+    const h5::Rows rows = field.at == Placement::y_face ? vrows : cells;
+    with_array(field, g,
+               [&](const auto& a) { h5::write_dataset(f, grp, field.name, dims, a.data(), m.compression, rows); });
+  }
 }
 
 // `p` holds particles first .. first + p.size() - 1 of `n` in all.
 void write_particles(const h5::File& f, const SnapshotParticles& p, hsize_t n, hsize_t first, const SnapshotMeta& m) {
   const h5::Handle grp = h5::create_group(f, "/particles");
-  const h5::Compression& c = m.compression;
   const h5::Rows rows{first, static_cast<hsize_t>(p.size())};
-  h5::write_dataset(f, grp, "position", Dims{n, 3}, p.position.data(), c, rows);
-  h5::write_dataset(f, grp, "velocity", Dims{n, 3}, p.velocity.data(), c, rows);
-  h5::write_dataset(f, grp, "id", Dims{n}, p.id.data(), c, rows);
-  h5::write_dataset(f, grp, "diameter", Dims{n}, p.diameter.data(), c, rows);
+  for (const SnapshotField& field : kSnapshotFields) {
+    if (field.group() != SnapshotGroup::particles) continue;
+    const Dims dims = dims_of(field, 0, 0, n);
+    with_array(field, p,
+               [&](const auto& a) { h5::write_dataset(f, grp, field.name, dims, a.data(), m.compression, rows); });
+  }
 }
 
 void write_header(const h5::File& f, const SimState& s, const SnapshotMeta& meta, const ParticleCounters& counters) {
@@ -147,9 +151,8 @@ void write_snapshot_collective(const std::string& path, const SimState& part, in
   // the header and a margin for HDF5's own metadata.
   agree(comm, [&] {
     if (!root) return;
-    const auto nx = static_cast<uint64_t>(g.nx), ny = static_cast<uint64_t>(g.ny);
-    const uint64_t grid = 4 * (7 * nx * ny + ny * (nx + 1) + (ny + 1) * nx) + nx * ny;  // 7 cell fields, u, v, solid
-    const uint64_t need = grid + 32 * static_cast<uint64_t>(n) + meta.config_toml.size() + (uint64_t(1) << 16);
+    const uint64_t data = snapshot_data_bytes(static_cast<uint64_t>(g.nx), static_cast<uint64_t>(g.ny), n);
+    const uint64_t need = data + meta.config_toml.size() + (uint64_t(1) << 16);
     const uint64_t free = free_bytes(dir_of(path));
     if (free > 0 && free < need + need / 100)
       throw std::runtime_error(os_error_text(ENOSPC) + " writing " + path + " (it needs up to " +

@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "io/snapshot_fields.hpp"
+
 namespace sim {
 namespace {
 
@@ -54,6 +56,22 @@ void attribute(std::ostream& o, const std::string& name, const char* kind, const
   o << "  </Attribute>\n";
 }
 
+// NumberType and Precision of a field's elements.
+Item item(const SnapshotField& f, const std::string& dims, const std::string& file) {
+  const std::string d = f.components == 1 ? dims : dims + " " + std::to_string(f.components);
+  const char* type = f.holds_float() ? "Float" : f.element_bytes() == 1 ? "UChar" : "UInt";
+  return {d, type, std::to_string(f.element_bytes()), file + f.name};
+}
+
+// The Attribute elements of the fields of `group`, in table order.
+void attributes(std::ostream& o, SnapshotGroup group, const std::string& dims, const std::string& file) {
+  for (const SnapshotField& f : kSnapshotFields) {
+    if (f.group() != group || (f.xdmf != XdmfRole::scalar && f.xdmf != XdmfRole::vector)) continue;
+    attribute(o, f.name, f.xdmf == XdmfRole::vector ? "Vector" : "Scalar",
+              group == SnapshotGroup::grid ? "Cell" : "Node", item(f, dims, file));
+  }
+}
+
 void grid(std::ostream& o, const XdmfStep& s) {
   const std::string cells = "1 " + std::to_string(s.ny) + " " + std::to_string(s.nx);
   const std::string file = s.file + ":/grid/";
@@ -67,10 +85,7 @@ void grid(std::ostream& o, const XdmfStep& s) {
     << "    <DataItem Name=\"Spacing\" Dimensions=\"3\" NumberType=\"Float\" Precision=\"8\" Format=\"XML\">"
     << exact(dz) << " " << exact(s.dy) << " " << exact(s.dx) << "</DataItem>\n"
     << "  </Geometry>\n";
-  for (const char* name : {"pressure", "vorticity", "divergence"})
-    attribute(o, name, "Scalar", "Cell", {cells, "Float", "4", file + name});
-  attribute(o, "velocity", "Vector", "Cell", {cells + " 3", "Float", "4", file + "velocity"});
-  attribute(o, "solid", "Scalar", "Cell", {cells, "UChar", "1", file + "solid"});
+  attributes(o, SnapshotGroup::grid, cells, file);
   o << "</Grid>\n";
 }
 
@@ -80,11 +95,10 @@ void particles(std::ostream& o, const XdmfStep& s) {
   o << "<Grid Name=\"particles\" GridType=\"Uniform\">\n"
     << "  <Topology TopologyType=\"Polyvertex\" NumberOfElements=\"" << n << "\" NodesPerElement=\"1\"/>\n"
     << "  <Geometry GeometryType=\"XYZ\">\n";
-  data_item(o, {n + " 3", "Float", "4", file + "position"}, "    ");
+  for (const SnapshotField& f : kSnapshotFields)
+    if (f.xdmf == XdmfRole::geometry) data_item(o, item(f, n, file), "    ");
   o << "  </Geometry>\n";
-  attribute(o, "velocity", "Vector", "Node", {n + " 3", "Float", "4", file + "velocity"});
-  attribute(o, "id", "Scalar", "Node", {n, "UInt", "8", file + "id"});
-  attribute(o, "diameter", "Scalar", "Node", {n, "Float", "4", file + "diameter"});
+  attributes(o, SnapshotGroup::particles, n, file);
   o << "</Grid>\n";
 }
 

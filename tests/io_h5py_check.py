@@ -1,8 +1,11 @@
-"""Independent check of a snapshot's layout with h5py (docs/OUTPUT.md).
+"""Check of a snapshot's layout with h5py, apart from sim's HDF5 code (docs/OUTPUT.md).
 
-usage: python3 io_h5py_check.py SNAPSHOT NX NY N_PARTICLES
-Exits 0 when every documented name, shape, type and attribute is present.
+usage: python3 io_h5py_check.py SNAPSHOT NX NY N_PARTICLES FIELDS_JSON
+FIELDS_JSON lists the datasets of the snapshot field table (io/snapshot_fields.hpp,
+from which docs/OUTPUT.md is generated): [{"path", "shape", "dtype"}, ...].
+Exits 0 when every documented name, shape, type and attribute is present, and no other dataset.
 """
+import json
 import sys
 
 import h5py
@@ -11,6 +14,8 @@ import numpy as np
 
 def main():
     path, nx, ny, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+    with open(sys.argv[5]) as fields:
+        shapes = {d["path"].lstrip("/"): (tuple(d["shape"]), np.dtype(d["dtype"])) for d in json.load(fields)}
     errors = []
 
     def expect(cond, what):
@@ -28,14 +33,10 @@ def main():
         grid = f["grid"]
         expect(list(grid.attrs["origin"]) == [0.0, 0.0], "grid origin")
         expect(np.allclose(grid.attrs["spacing"] * [nx, ny], [1.5, 1.0]), "grid spacing [dx, dy]")
-        shapes = {
-            "grid/pressure": ((ny, nx), np.float32), "grid/velocity": ((ny, nx, 3), np.float32),
-            "grid/vorticity": ((ny, nx), np.float32), "grid/divergence": ((ny, nx), np.float32),
-            "grid/solid": ((ny, nx), np.uint8), "grid/u": ((ny, nx + 1), np.float32),
-            "grid/v": ((ny + 1, nx), np.float32), "grid/phi": ((ny, nx), np.float32),
-            "particles/position": ((n, 3), np.float32), "particles/velocity": ((n, 3), np.float32),
-            "particles/id": ((n,), np.uint64), "particles/diameter": ((n,), np.float32),
-        }
+        expect(sorted(f["grid"]) + sorted(f["particles"]) ==
+               sorted(k[5:] for k in shapes if k.startswith("grid/")) +
+               sorted(k[10:] for k in shapes if k.startswith("particles/")),
+               f"datasets {sorted(f['grid'])} {sorted(f['particles'])}, listed {sorted(shapes)}")
         for name, (shape, dtype) in shapes.items():
             expect(name in f and f[name].shape == shape and f[name].dtype == dtype,
                    f"{name}: want {shape} {np.dtype(dtype)}, got "

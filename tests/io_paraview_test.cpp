@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "io/snapshot_fields.hpp"
 #include "io/snapshot_files.hpp"
 #include "io/snapshot_reader.hpp"
 #include "io/snapshot_series.hpp"
@@ -42,8 +43,16 @@ void write_paraview_case(const std::string& dir) {
   SnapshotSeries series(dir);
   series.adopt_existing(cfg.steps, cfg.nx, cfg.ny);
   REQUIRE(series.steps().size() == 3);
+  // The arrays sim.xdmf lists, with their components: {"pressure": 1, ...}.
+  std::string cell_arrays, point_arrays;
+  for (const SnapshotField& f : kSnapshotFields) {
+    if (f.xdmf != XdmfRole::scalar && f.xdmf != XdmfRole::vector) continue;
+    std::string& to = f.group() == SnapshotGroup::grid ? cell_arrays : point_arrays;
+    to += std::string(to.empty() ? "" : ", ") + "\"" + f.name + "\": " + std::to_string(f.components);
+  }
   std::string json = "{\"nx\": " + std::to_string(cfg.nx) + ", \"ny\": " + std::to_string(cfg.ny) +
-                     ", \"lx\": " + num(cfg.lx) + ", \"ly\": " + num(cfg.ly) + ", \"steps\": [";
+                     ", \"lx\": " + num(cfg.lx) + ", \"ly\": " + num(cfg.ly) + ", \"cell_arrays\": {" +
+                     cell_arrays + "}, \"point_arrays\": {" + point_arrays + "}, \"steps\": [";
   bool none = false, some = false;
   for (const XdmfStep& st : series.steps()) {
     const SnapshotContents c = read_snapshot(join_path(dir, st.file));

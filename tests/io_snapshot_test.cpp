@@ -5,7 +5,10 @@
 #include <hdf5.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <cstdlib>
+#include <utility>
 
 #include "io/snapshot_fields.hpp"
 #include "io/snapshot_files.hpp"
@@ -194,12 +197,17 @@ TEST_CASE("io: every snapshot dataset is chunked in whole rows and carries a Fle
   write_snapshot(path, s, make_snapshot_meta(cfg, "x"));
   const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
   REQUIRE(f >= 0);
-  for (const char* name : {"/grid/pressure", "/grid/velocity", "/grid/vorticity", "/grid/divergence", "/grid/solid",
-                           "/grid/u", "/grid/v", "/grid/phi", "/particles/position", "/particles/velocity",
-                           "/particles/id", "/particles/diameter"}) {
+  uint64_t data_bytes = 0;
+  for (const SnapshotField& field : kSnapshotFields) {
+    const std::string name = field.path();
     CAPTURE(name);
-    const hid_t d = H5Dopen2(f, name, H5P_DEFAULT);
+    const hid_t d = H5Dopen2(f, name.c_str(), H5P_DEFAULT);
     REQUIRE(d >= 0);
+    const hid_t type = H5Dget_type(d), space = H5Dget_space(d);
+    CHECK(H5Tget_size(type) == field.element_bytes());
+    data_bytes += static_cast<uint64_t>(H5Sget_simple_extent_npoints(space)) * H5Tget_size(type);
+    H5Sclose(space);
+    H5Tclose(type);
     const hid_t p = H5Dget_create_plist(d);
     REQUIRE(H5Pget_layout(p) == H5D_CHUNKED);
     REQUIRE(H5Pget_nfilters(p) == 1);
@@ -217,6 +225,8 @@ TEST_CASE("io: every snapshot dataset is chunked in whole rows and carries a Fle
     H5Dclose(d);
   }
   H5Fclose(f);
+  // What the collective writer checks the free space against.
+  CHECK(data_bytes == snapshot_data_bytes(24, 16, static_cast<uint64_t>(read_snapshot_header(path).particles)));
   test::check_same_snapshot(read_snapshot(path), read_snapshot(path));
 }
 
@@ -257,8 +267,19 @@ TEST_CASE("io: an independent reader sees the documented names shapes and attrib
   const int64_t n = read_snapshot_header(path).particles;
   const std::string python = test::python_with("h5py");
   if (!python.empty()) {
+    // The datasets kSnapshotFields names, which the file must hold as documented.
+    std::string json = "[";
+    for (const SnapshotField& f : kSnapshotFields) {
+      std::string shape;
+      for (uint64_t d : f.dims(24, 16, static_cast<uint64_t>(n)))
+        shape += (shape.empty() ? "" : ", ") + std::to_string(d);
+      json += std::string(json.size() > 1 ? ", " : "") + "{\"path\": \"" + f.path() + "\", \"shape\": [" + shape +
+              "], \"dtype\": \"" + f.type_name() + "\"}";
+    }
+    const std::string fields = dir + "/fields.json";
+    test::write_text(fields, json + "]\n");
     const std::string cmd = python + " " + test::quoted(test::source_path("tests/io_h5py_check.py")) + " " +
-                            test::quoted(path) + " 24 16 " + std::to_string(n);
+                            test::quoted(path) + " 24 16 " + std::to_string(n) + " " + test::quoted(fields);
     CHECK(test::shell(cmd) == 0);
   } else if (test::shell("h5dump --version >/dev/null 2>&1") == 0) {
     const std::string out = dir + "/h5dump.txt";
@@ -334,4 +355,64 @@ TEST_CASE("io: the writer thread writes every queued snapshot and the index") {
     CHECK(std::string(e.what()) == "no such file or directory writing " + gone + "/sim.xdmf");
   }
   CHECK_THROWS_AS(writer.submit(s), std::runtime_error);
+}
+
+TEST_CASE("io: docs/OUTPUT.md holds the generated snapshot dataset tables") {
+  const std::string path = test::source_path("docs/OUTPUT.md");
+  std::string doc = test::read_text(path);
+  REQUIRE(!doc.empty());
+  bool rewrote = false;
+  for (const auto& [group, marker] : {std::pair{SnapshotGroup::grid, std::string("grid")},
+                                      std::pair{SnapshotGroup::particles, std::string("particles")}}) {
+    CAPTURE(marker);
+    const std::string begin = "<!-- BEGIN snapshot_fields_markdown(" + marker + ") -->\n",
+                      end = "<!-- END snapshot_fields_markdown(" + marker + ") -->";
+    const auto b = doc.find(begin), e = doc.find(end);
+    REQUIRE(b != std::string::npos);
+    REQUIRE(e != std::string::npos);
+    const std::string generated = snapshot_fields_markdown(group);
+    if (std::getenv("SIM_REGENERATE_DOCS")) {
+      doc.replace(b + begin.size(), e - b - begin.size(), generated);
+      rewrote = true;
+      continue;
+    }
+    INFO("docs/OUTPUT.md is stale: SIM_REGENERATE_DOCS=1 ./build/sim_tests -tc='*OUTPUT.md*'");
+    CHECK(doc.substr(b + begin.size(), e - b - begin.size()) == generated);
+  }
+  if (rewrote) {
+    test::write_text(path, doc);
+    MESSAGE("rewrote " << path);
+    return;
+  }
+  // The ParaView section names the arrays sim.xdmf lists.
+  const auto xdmf = doc.find("## The XDMF index and ParaView"), restart = doc.find("## Restart");
+  REQUIRE(xdmf < restart);
+  const std::string section = doc.substr(xdmf, restart - xdmf);
+  for (const SnapshotField& f : kSnapshotFields)
+    if (f.xdmf == XdmfRole::scalar || f.xdmf == XdmfRole::vector)
+      CHECK_MESSAGE(section.find("`" + std::string(f.name) + "`") != std::string::npos, f.path());
+}
+
+TEST_CASE("io: the units attribute names every dataset with its unit") {
+  const Config cfg = cloud_box();
+  const std::string path = test::scratch_dir("units") + "/snap_000000.h5";
+  write_snapshot(path, make_initial_state(cfg), make_snapshot_meta(cfg, "x"));
+  const std::string units = read_snapshot_header(path).units;
+  const auto grid = units.find("/grid:"), particles = units.find("/particles:");
+  REQUIRE(grid != std::string::npos);
+  REQUIRE(particles != std::string::npos);
+  REQUIRE(grid < particles);
+  for (const SnapshotField& f : kSnapshotFields) {
+    CAPTURE(f.path());
+    const std::string section =
+        f.group() == SnapshotGroup::grid ? units.substr(grid, particles - grid) : units.substr(particles);
+    const std::string name = f.name;
+    bool named = false;
+    for (auto at = section.find(name); at != std::string::npos && !named; at = section.find(name, at + 1))
+      named = !std::isalnum(static_cast<unsigned char>(section[at - 1])) &&
+              (at + name.size() == section.size() ||
+               !std::isalnum(static_cast<unsigned char>(section[at + name.size()])));
+    CHECK(named);
+    CHECK(section.find("[" + std::string(f.unit)) != std::string::npos);
+  }
 }

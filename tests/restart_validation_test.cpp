@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "io/snapshot_fields.hpp"
 #include "io/snapshot_files.hpp"
 #include "support/cases.hpp"
 #include "support/cli.hpp"
@@ -187,6 +188,16 @@ TEST_CASE("restart validation: a non-finite value in any field is refused with d
   check_refused(poison_float("/particles/position", 3 * 9 + 1, kNaN), {"dataset '/particles/position' index [9, 1] = nan"});
   check_refused(poison_float("/particles/velocity", 3 * 4, kInf), {"dataset '/particles/velocity' index [4, 0] = inf"});
   check_refused(poison_float("/particles/diameter", 11, kNaN), {"dataset '/particles/diameter' index [11] = nan"});
+}
+
+TEST_CASE("restart validation: a NaN in each float dataset of the snapshot field table is refused") {
+  for (const SnapshotField& f : kSnapshotFields) {
+    if (!f.holds_float()) continue;
+    CAPTURE(f.path());
+    std::string index = "[0";
+    for (size_t k = 1; k < f.dims(16, 16, 50).size(); ++k) index += ", 0";
+    check_refused(poison_float(f.path(), 0, kNaN), {"dataset '" + f.path() + "' index " + index + "] = nan is not finite"});
+  }
 }
 
 TEST_CASE("restart validation: particles outside the domain, diameters <= 0") {

@@ -13,6 +13,7 @@
 
 #include "cuda/cuda_backend.hpp"
 #include "io/config_loader.hpp"
+#include "io/snapshot_fields.hpp"
 #include "io/snapshot_thread.hpp"
 #include "sim/app/backend_factory.hpp"
 #include "sim/model/grid.hpp"
@@ -29,12 +30,11 @@ constexpr uint64_t kParticle = sizeof(Particle);  // 32 B: one slot in any layou
 // The process before it allocates a field: code, libraries, OpenMP threads,
 // HDF5 (measured: about 19 MiB of resident memory for a 16 x 16 run).
 constexpr uint64_t kBase = uint64_t(24) << 20;
-// io/snapshot_fields.cpp, per cell: pressure, velocity (3), vorticity,
-// divergence, phi, u, v as float, solid as a byte.
-constexpr uint64_t kSnapshotCell = 9 * sizeof(float) + 1;
+// io/snapshot_fields.cpp, per cell: the grid datasets of kSnapshotFields.
+constexpr uint64_t kSnapshotCell = snapshot_bytes_per(SnapshotGroup::grid);
 // io/snapshot_fields.cpp, per alive particle: the slot list (size_t), then
-// position (3), velocity (3), id and diameter.
-constexpr uint64_t kSnapshotParticle = sizeof(size_t) + 8 * 4;
+// the particle datasets of kSnapshotFields.
+constexpr uint64_t kSnapshotParticle = sizeof(size_t) + snapshot_bytes_per(SnapshotGroup::particles);
 
 // The pressure solver's per-point arrays (sim/cpu/cpu_poisson.cpp, cpu_fft.cpp).
 Bytes cpu_solver_bytes(const Config& cfg, Bytes points, Bytes cells) {
