@@ -1,5 +1,7 @@
-// A rank of a run split into slabs of rows (Decomposition::slabs), as the
-// CPU backend holds it: every rank keeps each field in the storage of the
+// A rank of a run split into slabs of rows (Decomposition::slabs), the
+// RankSplit (sim/ranks/rank_split.hpp) both backends hold over several
+// ranks; its plans are also what the GPU's device rows move
+// (cuda/device_rows.hpp). Every rank keeps each field in the storage of the
 // whole grid (global indices, so the shared physics, boundary rules and
 // obstacles run unchanged), computes only the rows it owns, and keeps the
 // halo rows next to them current with its neighbours' values. Memory per
