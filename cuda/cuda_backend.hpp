@@ -11,18 +11,18 @@
 
 namespace sim {
 
-class SlabRows;
+class RankSplit;
 
 // Whether this build contains the CUDA backend (false: the stub is linked).
 bool cuda_backend_built();
 // Throws std::runtime_error("no CUDA device available: <reason>") without a
 // usable device, and an out-of-memory message (bytes needed, bytes free).
 // `ranks`: this process's rank of a run split into slabs of rows
-// (sim/ranks/slab_rows.hpp; its GPU: the rank's place on its host
+// (sim/ranks/rank_split.hpp; its GPU: the rank's place on its host
 // modulo the host's GPUs, rows exchanged through NCCL), or null for a run
 // of one process. Collective over the ranks when given.
 std::unique_ptr<Backend> make_cuda_backend(const Config& cfg, const Grid& grid,
-                                           std::shared_ptr<const SlabRows> ranks = nullptr);
+                                           std::shared_ptr<const RankSplit> ranks = nullptr);
 bool cuda_device_available();
 // Whether this build can run GPU ranks (the CUDA backend with MPI and NCCL).
 bool cuda_ranks_built();

@@ -68,13 +68,18 @@ RankDevice rank_device(const Comm& comm, int device_count) {
   return d;
 }
 
-DeviceRows::DeviceRows(std::shared_ptr<const SlabRows> slabs, cudaStream_t stream, bool shared,
+DeviceRows::DeviceRows(std::shared_ptr<const RankSplit> ranks, cudaStream_t stream, bool shared,
                        RankTransport transport, bool overlap)
-    : slabs_(std::move(slabs)), stream_(stream) {
+    : ranks_(std::move(ranks)), slabs_(ranks_->slabs()), stream_(stream) {
+  if (!slabs_) return;  // one GPU: nothing moves
   pitch_ = static_cast<int>(Grid::pitch_for(slabs_->nx()));
   host_ = transport == RankTransport::auto_ ? shared : transport == RankTransport::host;
+  shared_ = shared;
   overlap_ = overlap;
-  if (host_) return;
+  if (host_) {
+    ranks_->attach(this);
+    return;
+  }
 #if SIM_HAVE_NCCL
   const Comm& comm = slabs_->comm();
   // NCCL refuses two ranks on one GPU of one host: ranks that share one
@@ -97,6 +102,7 @@ DeviceRows::DeviceRows(std::shared_ptr<const SlabRows> slabs, cudaStream_t strea
   SIM_CUDA_CHECK(cudaStreamCreateWithFlags(&side_, cudaStreamNonBlocking));
   SIM_CUDA_CHECK(cudaEventCreateWithFlags(&ready_, cudaEventDisableTiming));
   SIM_CUDA_CHECK(cudaEventCreateWithFlags(&done_, cudaEventDisableTiming));
+  ranks_->attach(this);
 #else
   (void)shared;
   throw std::runtime_error("cuda: this sim was built without NCCL, which GPU ranks exchange their rows through");
@@ -104,6 +110,7 @@ DeviceRows::DeviceRows(std::shared_ptr<const SlabRows> slabs, cudaStream_t strea
 }
 
 DeviceRows::~DeviceRows() {
+  if (slabs_) ranks_->attach(nullptr);
   if (side_) (void)cudaStreamSynchronize(side_);
   for (cudaEvent_t e : {ready_, done_})
     if (e) (void)cudaEventDestroy(e);
@@ -127,10 +134,36 @@ void DeviceRows::end_timing(cudaStream_t on) {
   SIM_CUDA_CHECK(cudaEventCreate(&e));
   stops_.push_back(e);
   SIM_CUDA_CHECK(cudaEventRecord(e, on));
-  if (stops_.size() >= 256) (void)comm_ms();  // fold the oldest pairs, long finished by now
+  if (stops_.size() >= 256) (void)transport_ms();  // fold the oldest pairs, long finished by now
 }
 
-double DeviceRows::comm_ms() {
+std::string DeviceRows::describe() const {
+  if (!slabs_) return {};
+  return std::string(host_ ? ", rows through host memory and MPI" : ", rows through NCCL") +
+         (shared_ ? " (ranks share a GPU)" : "");
+}
+
+void DeviceRows::max_over_ranks(unsigned int* values, int n) {
+  if (!slabs_) return;
+  std::vector<unsigned int> b(static_cast<size_t>(n));
+  SIM_CUDA_CHECK(cudaMemcpyAsync(b.data(), values, b.size() * sizeof(unsigned int), cudaMemcpyDeviceToHost, stream_));
+  SIM_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  for (unsigned int& x : b) x = static_cast<unsigned int>(slabs_->comm().allreduce_max(static_cast<int64_t>(x)));
+  SIM_CUDA_CHECK(cudaMemcpyAsync(values, b.data(), b.size() * sizeof(unsigned int), cudaMemcpyHostToDevice, stream_));
+  SIM_CUDA_CHECK(cudaStreamSynchronize(stream_));
+}
+
+void DeviceRows::sum_over_ranks(double* values, int n) {
+  if (!slabs_) return;
+  std::vector<double> g(static_cast<size_t>(n));
+  SIM_CUDA_CHECK(cudaMemcpyAsync(g.data(), values, g.size() * sizeof(double), cudaMemcpyDeviceToHost, stream_));
+  SIM_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  for (double& x : g) x = slabs_->sum(x);
+  SIM_CUDA_CHECK(cudaMemcpyAsync(values, g.data(), g.size() * sizeof(double), cudaMemcpyHostToDevice, stream_));
+  SIM_CUDA_CHECK(cudaStreamSynchronize(stream_));
+}
+
+double DeviceRows::transport_ms() {
   for (size_t k = 0; k < stops_.size(); ++k) {
     SIM_CUDA_CHECK(cudaEventSynchronize(stops_[k]));
     float ms = 0;
@@ -264,12 +297,14 @@ void DeviceRows::host_transfer(T* field, int pitch, const std::vector<std::vecto
 
 template <class T>
 void DeviceRows::copy_rows(T* field, int pitch, const std::vector<std::vector<SlabRows::RowCopy>>& wanted) {
+  if (!slabs_) return;
   join();
   transfer(field, pitch, wanted, false, stream_);
 }
 
 template <class T>
 void DeviceRows::copy_rows_beside(T* field, int pitch, const std::vector<std::vector<SlabRows::RowCopy>>& wanted) {
+  if (!slabs_) return;
   join();
   if (host_) return (void)transfer(field, pitch, wanted, false, stream_);
   SIM_CUDA_CHECK(cudaEventRecord(ready_, stream_));
@@ -287,6 +322,7 @@ void DeviceRows::join() {
 
 template <class T>
 void DeviceRows::fold(T* field, Stagger s) {
+  if (!slabs_) return;
   join();
   transfer(field, pitch_, slabs_->fold_plan(s), true, stream_);
   for (const int r : slabs_->borrowed(s))

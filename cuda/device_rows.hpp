@@ -20,6 +20,9 @@
 // NCCL with ranks sharing a GPU then runs through its socket transport,
 // each rank presenting itself as a host of its own (NCCL_HOSTID).
 // The arithmetic is the same either way: so are the results, bit for bit.
+//
+// A backend holds one always: over one GPU (the rank split OneRank) every
+// call does nothing, so a caller makes the same calls alone and over ranks.
 #pragma once
 #include <cuda_runtime_api.h>
 
@@ -29,6 +32,7 @@
 
 #include "cuda/device_buffer.hpp"
 #include "sim/ranks/halo_exchange.hpp"
+#include "sim/ranks/rank_split.hpp"
 #include "sim/ranks/slab_rows.hpp"
 #include "sim/model/strategies.hpp"
 #include "sim/model/types.hpp"
@@ -46,19 +50,24 @@ struct RankDevice {
 };
 RankDevice rank_device(const Comm& comm, int device_count);
 
-class DeviceRows {
+class DeviceRows final : public SplitTransport {
  public:
-  // Collective over slabs' communicator; `shared`: some ranks of the run
-  // share a GPU (rank_device).
+  // Collective over the split's communicator, and attached to the split (its
+  // comm_ms and comm_calls count the transfers); `shared`: some ranks of
+  // the run share a GPU (rank_device).
   // `transport`, `overlap`: gpu.transport and gpu.overlap.
-  DeviceRows(std::shared_ptr<const SlabRows> slabs, cudaStream_t stream, bool shared,
+  DeviceRows(std::shared_ptr<const RankSplit> ranks, cudaStream_t stream, bool shared,
              RankTransport transport = RankTransport::auto_, bool overlap = true);
-  ~DeviceRows();
+  ~DeviceRows() override;
   DeviceRows(const DeviceRows&) = delete;
   DeviceRows& operator=(const DeviceRows&) = delete;
 
+  // Whether rows move at all: a run over several ranks (slabs() is then valid).
+  bool split() const { return slabs_ != nullptr; }
   const SlabRows& slabs() const { return *slabs_; }
   bool through_host() const { return host_; }
+  // For the backend's name: empty over one GPU, else how the rows travel.
+  std::string describe() const;
 
   // SlabRows::copy_rows on a device field (float, double or
   // unsigned long long); rows from the rank itself are skipped.
@@ -67,22 +76,33 @@ class DeviceRows {
   // The halo rows of a grid field after its boundary fill (SlabRows::halo_plan).
   template <class T>
   void exchange_halo(T* field, Stagger s) {
-    copy_rows(field, pitch_, slabs_->halo_plan(s));
+    if (slabs_) copy_rows(field, pitch_, slabs_->halo_plan(s));
+  }
+  // fluid.advection = "quick": the rows two out (SlabRows::wide_plan), after
+  // the halo rows they may come from.
+  template <class T>
+  void exchange_wide(T* field) {
+    if (slabs_) copy_rows(field, pitch_, slabs_->wide_plan());
   }
   // SlabRows::fold and refresh of a device deposit field.
   template <class T>
   void fold(T* field, Stagger s);
   template <class T>
   void refresh(T* field, Stagger s) {
-    copy_rows(field, pitch_, slabs_->refresh_plan(s));
+    if (slabs_) copy_rows(field, pitch_, slabs_->refresh_plan(s));
   }
+  // `n` values on the device made the largest over ranks (the fixed-point
+  // scales every rank then uses alike), or summed over ranks in rank order:
+  // a host round trip (the stream's work first). Nothing over one GPU.
+  void max_over_ranks(unsigned int* values, int n);
+  void sum_over_ranks(double* values, int n);
 
   // Runs `f`, which makes copy_rows calls (not folds), as one exchange:
   // through NCCL their sends and receives in one group (one launch, one
   // call, timed once); through host memory one after another.
   template <class F>
   void together(F&& f) {
-    if (host_) return f();
+    if (host_ || !slabs_) return f();
     group_begin();
     f();
     group_end();
@@ -99,11 +119,11 @@ class DeviceRows {
   void join();
   // Whether copy_rows_beside overlaps (NCCL, unless gpu.overlap = false), or
   // waits (host memory).
-  bool overlaps() const { return !host_ && overlap_; }
+  bool overlaps() const { return slabs_ && !host_ && overlap_; }
 
   // Device time of the transfers so far (synchronises), and how many moved rows.
-  double comm_ms();
-  int64_t comm_calls() const { return calls_; }
+  double transport_ms() override;
+  int64_t transport_calls() const override { return calls_; }
 
  private:
   // Enqueues on `on` (stream_ or side_); false when nothing moved for this rank.
@@ -117,7 +137,8 @@ class DeviceRows {
   void begin_timing(cudaStream_t on);
   void end_timing(cudaStream_t on);
 
-  std::shared_ptr<const SlabRows> slabs_;
+  std::shared_ptr<const RankSplit> ranks_;
+  const SlabRows* slabs_ = nullptr;  // ranks_'s slabs; null over one GPU
   cudaStream_t stream_;
   cudaStream_t side_ = nullptr;  // copy_rows_beside's (NCCL)
   cudaEvent_t ready_ = nullptr, done_ = nullptr;
@@ -126,6 +147,7 @@ class DeviceRows {
   bool group_moved_ = false;
   int pitch_ = 0;
   bool host_ = false;     // the rows through host memory and MPI, not NCCL
+  bool shared_ = false;   // ranks share a GPU
   bool overlap_ = true;   // gpu.overlap: copies beside the interior rows
   int64_t calls_ = 0;
   void* nccl_ = nullptr;  // ncclComm_t

@@ -12,7 +12,7 @@ namespace {
 }  // namespace
 
 bool cuda_backend_built() { return false; }
-std::unique_ptr<Backend> make_cuda_backend(const Config&, const Grid&, std::shared_ptr<const SlabRows>) { not_built(); }
+std::unique_ptr<Backend> make_cuda_backend(const Config&, const Grid&, std::shared_ptr<const RankSplit>) { not_built(); }
 bool cuda_device_available() { return false; }
 bool cuda_ranks_built() { return false; }
 CudaMemoryNeed cuda_memory_need(const Config&, const Grid&) { not_built(); }

@@ -48,7 +48,7 @@ void fit_cpu_threads(const Config& cfg, const SimState& s, int ranks) {
 
 bool split_runs_on_cuda(const Config& cfg) { return cuda_ranks_built() && resolves_to_cuda(cfg); }
 
-std::unique_ptr<Backend> make_split_backend(const Config& cfg, const Grid& grid, std::shared_ptr<const SlabRows> slabs) {
+std::unique_ptr<Backend> make_split_backend(const Config& cfg, const Grid& grid, std::shared_ptr<const RankSplit> slabs) {
   if (split_runs_on_cuda(cfg)) return make_cuda_backend(cfg, grid, std::move(slabs));
   return make_cpu_backend(cfg, grid, std::move(slabs));
 }

@@ -16,11 +16,11 @@ std::unique_ptr<Backend> make_backend(const Config& cfg, const Grid& grid, std::
 // Whether make_backend picks the CUDA backend for this config.
 bool resolves_to_cuda(const Config& cfg);
 
-class SlabRows;
-// A rank of a run split into slabs (sim/ranks/slab_rows.hpp): GPU ranks
+class RankSplit;
+// A rank of a run split into slabs (sim/ranks/rank_split.hpp): GPU ranks
 // when the config resolves to CUDA and this sim can exchange device rows
 // (NCCL), else the CPU backend. Collective over the ranks.
-std::unique_ptr<Backend> make_split_backend(const Config& cfg, const Grid& grid, std::shared_ptr<const SlabRows> slabs);
+std::unique_ptr<Backend> make_split_backend(const Config& cfg, const Grid& grid, std::shared_ptr<const RankSplit> slabs);
 bool split_runs_on_cuda(const Config& cfg);
 
 // Threads of the CPU backend that fit the work: one per kCpuWorkPerThread

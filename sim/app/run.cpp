@@ -113,8 +113,8 @@ class RunOutput {
     if (sim.step_index() > first_step_) submitted_after_first_ = true;
     const auto t0 = Clock::now();
     if (collective_) {
-      int j0 = 0, j1 = 0;
-      const SimState part = sim.download_part(j0, j1);
+      const SimState part = sim.download_own();
+      const int j0 = sim.backend().ranks().j0(), j1 = sim.backend().ranks().j1();
       const std::string path = join_path(dir_, snapshot_file_name(part.step));
       agree(comm_, [&] {
         if (series_) series_->ensure_index();
@@ -359,8 +359,8 @@ RunSummary summarize(const Config& cfg, const Comm& comm, Simulation& sim, const
   if (slabs) {
     s.ranks = comm.size();
     s.collective_output = output.collective();
-    s.rank_comm_ms = comm.allgather(sim.backend().comm_ms());
-    s.comm_calls_max = comm.allreduce_max(static_cast<double>(sim.backend().comm_calls()));
+    s.rank_comm_ms = comm.allgather(sim.backend().ranks().comm_ms());
+    s.comm_calls_max = comm.allreduce_max(static_cast<double>(sim.backend().ranks().comm_calls()));
     for (int r = 0; r < comm.size(); ++r) s.rank_rows.push_back(slabs->end_row(r) - slabs->first_row(r));
   }
   return s;

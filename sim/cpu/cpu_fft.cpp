@@ -185,11 +185,13 @@ void CpuFftPoisson::solve(const real* rhs, double* x, real* phi) {
 // [h0[h], h1[h]) of the work array), rank q the column blocks [cb0[q],
 // cb1[q]) (columns [c0[q], c1[q])).
 struct CpuFftPoisson::Split {
-  std::shared_ptr<const SlabRows> ranks;
+  std::shared_ptr<const RankSplit> owner;
+  const SlabRows* ranks = nullptr;  // owner's slabs
   std::vector<int> rb0, rb1, h0, h1, cb0, cb1, c0, c1;
 };
 
-void CpuFftPoisson::split(std::shared_ptr<const SlabRows> ranks) {
+void CpuFftPoisson::split(std::shared_ptr<const RankSplit> split) {
+  const SlabRows* ranks = split ? split->slabs() : nullptr;
   if (!ranks || ranks->ranks() == 1) return;
   auto s = std::make_unique<Split>();
   const int n = ranks->ranks(), nx = p_.nx, ny = p_.ny;
@@ -209,7 +211,8 @@ void CpuFftPoisson::split(std::shared_ptr<const SlabRows> ranks) {
     s->c0.push_back(std::min(ca * kBlock, nx));
     s->c1.push_back(std::min(cb * kBlock, nx));
   }
-  s->ranks = std::move(ranks);
+  s->owner = std::move(split);
+  s->ranks = ranks;
   split_ = std::move(s);
 }
 

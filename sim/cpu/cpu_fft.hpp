@@ -38,13 +38,13 @@ class CpuFftPoisson {
   const FftProblem& problem() const { return p_; }
 
   // A run over several ranks (slabs of rows, sim/ranks/slab_rows.hpp):
-  // from then on solve() is collective. rhs is read in the rank's own rows;
+  // from then on solve() is collective; one rank (or null) leaves it alone. rhs is read in the rank's own rows;
   // x and phi are written in its rows and the halo rows next to them. The
   // blocks of rows go to the rank owning their first row, the blocks of
   // columns are shared out evenly, and the work array moves between the
   // two by all-to-all exchanges; every block is transformed by the plan one
   // rank uses for it, so the solution is one rank's, bit for bit.
-  void split(std::shared_ptr<const SlabRows> ranks);
+  void split(std::shared_ptr<const RankSplit> split);
 
  private:
   struct Plans;

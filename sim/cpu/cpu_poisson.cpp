@@ -39,11 +39,11 @@ void CpuPoisson::plan_split() {
   }
   // The CPU replicates only by the row rule unless told: its ranks' messages
   // cost little next to its sweeps.
-  const int64_t replicated = ranks_ ? replicated_cells_ : 0;
-  std::vector<LevelRows> rows = split_levels(ranks_.get(), level_nx, level_ny, replicated);
+  std::vector<LevelRows> rows = split_levels(ranks_->slabs(), level_nx, level_ny, replicated_cells_);
   for (size_t l = 0; l < levels_.size(); ++l) {
     Level& L = levels_[l];
     L.replicated = rows[l].replicated;
+    L.shared = rows[l].shared;
     L.lo = rows[l].lo;
     L.hi = rows[l].hi;
     L.f_lo = rows[l].f_lo;
@@ -71,9 +71,10 @@ void CpuPoisson::setup(const PoissonHierarchy& h, const real* open) {
   for (Level& l : levels_) {
     l.e.assign(l.op.size(), real(0));
     l.f.assign(l.op.size(), real(0));
-    if (ranks_) l.res.assign(l.op.size(), real(0));
   }
   plan_split();
+  for (Level& l : levels_)
+    if (l.shared) l.res.assign(l.op.size(), real(0));
 }
 
 template <class T>
@@ -89,22 +90,19 @@ void CpuPoisson::fill_halo(int level, T* a) {
 #pragma omp for schedule(static)
     for (int i = -1; i <= L.nx; ++i) poisson_halo_y(a, i, L.ny, L.pitch, ghost);
   }
-  if (ranks_) ranks_->copy_rows(a, L.pitch, V.halo);
+  ranks_->copy_rows(a, L.pitch, V.halo);
 }
 
 // Rows summed in parallel, then over rows in order: the same sum for any
 // thread count.
 // Split: this rank's rows of level 0, then all ranks' rows in order.
 template <class RowFn>
-double CpuPoisson::sum_rows(int ny, RowFn row) {
-  const int lo = ranks_ ? levels_[0].lo : 0, n = ranks_ ? levels_[0].hi - lo : ny;
+double CpuPoisson::sum_rows(int, RowFn row) {
+  const int lo = levels_[0].lo, n = levels_[0].hi - lo;
   if (static_cast<int>(row_sum_.size()) < n) row_sum_.resize(n);
 #pragma omp parallel for schedule(static)
   for (int j = 0; j < n; ++j) row_sum_[j] = row(lo + j);
-  if (ranks_) return ranks_->sum_rows(std::vector<double>(row_sum_.begin(), row_sum_.begin() + n));
-  double acc = 0;
-  for (int j = 0; j < n; ++j) acc += row_sum_[j];
-  return acc;
+  return ranks_->sum_rows(row_sum_.data(), n);
 }
 
 double CpuPoisson::mean_rhs(const real* rhs) {
@@ -183,7 +181,7 @@ void CpuPoisson::mg_smooth(int level, int color) {
 #pragma omp for schedule(static)
     for (int i = -1; i <= nx; ++i) poisson_halo_y(e, i, ny, P, ghost);
   }
-  if (ranks_) ranks_->copy_rows(e, P, L.halo);
+  ranks_->copy_rows(e, P, L.halo);
 }
 
 // f_{l+1} = sum over the open children of (f_l - A_l e_l); e_{l+1} = 0.
@@ -204,7 +202,7 @@ void CpuPoisson::mg_restrict(int level) {
   auto residual = [=](int c) {
     return f[c] - poisson_apply_point(e[c], e[c - 1], e[c + 1], e[c - P], e[c + P], cx[c], cx[c + 1], cy[c], cy[c + P]);
   };
-  if (!ranks_ || F.replicated) {
+  if (!F.shared) {
     restrict_rows(F, C, residual);
     return;
   }
@@ -248,7 +246,7 @@ void CpuPoisson::mg_prolong(int level) {
   Level& C = levels_[level + 1];
   const PoissonLevel& fo = F.op;
   const PoissonLevel& co = C.op;
-  if (ranks_) ranks_->copy_rows(C.e.data(), co.pitch, C.parents);  // the parents of this rank's rows
+  ranks_->copy_rows(C.e.data(), co.pitch, C.parents);  // the parents of this rank's rows
   real* e = F.e.data();
   const real* E = C.e.data();
 #pragma omp parallel for schedule(static) if (fo.ny >= kParallelRows)

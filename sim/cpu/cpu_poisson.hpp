@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "sim/ranks/level_rows.hpp"
-#include "sim/ranks/slab_rows.hpp"
+#include "sim/ranks/rank_split.hpp"
 #include "sim/model/poisson.hpp"
 
 namespace sim {
@@ -35,9 +35,10 @@ class CpuPoisson final : public MultigridOps {
   // setup_operator plus every level's arrays.
   void setup(const PoissonHierarchy& h, const real* open);
   bool active() const { return !levels_.empty(); }
-  // Before setup: this process is one rank of a run split into slabs.
-  // `replicated_cells`: pressure.replicated_cells, -1 for the CPU's own (none).
-  void split(std::shared_ptr<const SlabRows> ranks, int64_t replicated_cells) {
+  // Before setup: the rank split whose rows this process updates (one
+  // process unless set). `replicated_cells`: pressure.replicated_cells, -1
+  // for the CPU's own (none).
+  void split(std::shared_ptr<const RankSplit> ranks, int64_t replicated_cells) {
     ranks_ = std::move(ranks);
     replicated_cells_ = replicated_cells < 0 ? 0 : replicated_cells;
   }
@@ -71,6 +72,7 @@ class CpuPoisson final : public MultigridOps {
     std::vector<real> e, f;        // correction and right-hand side, float32
     std::vector<real> res;         // split: f - A e on the rank's rows, for the restriction
     bool replicated = false;       // split: every rank updates every row (LevelRows)
+    bool shared = false;           // split over ranks: the rows shared out (not replicated)
     int lo = 0, hi = 0;            // the rows this rank smooths and prolongs into
     int f_lo = 0, f_hi = 0;        // the rows whose right-hand side it restricts
     // split: rows each rank copies in: halo rows; the residual rows its coarse
@@ -93,7 +95,7 @@ class CpuPoisson final : public MultigridOps {
   int64_t fluid_cells_ = 0;
   std::vector<double> x_, r_, p_, q_;
   std::vector<double> row_sum_;
-  std::shared_ptr<const SlabRows> ranks_;
+  std::shared_ptr<const RankSplit> ranks_ = std::make_shared<const OneRank>(0, false);
   int64_t replicated_cells_ = 0;
   const real* rhs_ = nullptr;  // bind()
   real* phi_ = nullptr;

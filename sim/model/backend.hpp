@@ -16,6 +16,8 @@
 
 namespace sim {
 
+class RankSplit;  // sim/ranks/rank_split.hpp
+
 // momentum: the two stage updates (advection, diffusion, body force) and
 // the copy of the old velocity; pressure and project: both stages' solves.
 enum class Phase { momentum, pressure, project, particles, output, count };
@@ -185,32 +187,28 @@ class Backend : public PressureOps {
   virtual std::string name() const = 0;        // device or threads, one line
   virtual std::string strategies() const = 0;  // e.g. "layout=soa stencil=ldg ..."
   virtual void upload(const SimState& s) = 0;
+  // The whole state (over ranks on rank 0: download_own gathered by the
+  // split, RankSplit::gather_state).
   virtual void download(SimState& s) = 0;
+  // This process's own copy of the state, nothing gathered: one process's
+  // is the whole state; a rank's has the fields in the storage of the whole
+  // grid, current in the rows ranks() gives it and the halo rows next to
+  // them, and its own particles and counters (what a snapshot all ranks
+  // write together takes, write_snapshot_collective).
+  virtual void download_own(SimState& s) = 0;
+  // The rank split this backend computes its rows of: one process, or a
+  // rank of a run split into slabs (sim/ranks/rank_split.hpp).
+  virtual const RankSplit& ranks() const = 0;
   // Starts copying the state into host memory and returns without waiting
   // for the copy, so the stepping can go on while it runs; the result has
   // `header`'s grid and scalars (step, time, dt, next_id) and this backend's
   // fields, particles (in canonical slot order) and counters as of the call.
   // The default downloads now.
   virtual std::unique_ptr<PendingState> begin_download(SimState header);
-  // This rank's part of the state, for a snapshot all ranks of a run write
-  // together (write_snapshot_collective): the fields in the storage of the
-  // whole grid, current in the rows [j0, j1) it owns and the halo rows
-  // next to them; its own particles and counters. The default, one rank's
-  // backend: the whole state, rows [0, ny).
-  virtual void download_part(SimState& s, int& j0, int& j1) {
-    download(s);
-    j0 = 0;
-    j1 = s.grid.ny;
-  }
   virtual void set_constants(const Constants& c) = 0;  // whenever dt or anything else changes
   // Why this backend cannot run the transform solve, or empty when it can
   // (then fft_unsupported_reason decides); auto takes multigrid instead.
   virtual std::string transform_refusal() const { return {}; }
-  // Wall time this rank spent exchanging data with the other ranks of a
-  // split run (waits included), or 0 on one rank.
-  virtual double comm_ms() { return 0; }
-  // How many exchanges and reductions among ranks made up that time.
-  virtual int64_t comm_calls() { return 0; }
 
   virtual double max_velocity_rate() = 0;  // max over faces of |u|/dx + |v|/dy, for the CFL dt
   virtual void fill_velocity_halo(VelocityField f) = 0;

@@ -386,10 +386,10 @@ SimState Simulation::download() {
   return s;
 }
 
-SimState Simulation::download_part(int& j0, int& j1) {
+SimState Simulation::download_own() {
   drain();
   SimState s = header();
-  backend_->download_part(s, j0, j1);
+  backend_->download_own(s);
   return s;
 }
 

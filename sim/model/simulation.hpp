@@ -63,8 +63,9 @@ class Simulation {
   SimState download();  // host copy of the whole state (synchronises)
   // The same copy, started without waiting for it (see Backend::begin_download).
   std::unique_ptr<PendingState> begin_download();
-  // This rank's part of the state (Backend::download_part), rows [j0, j1).
-  SimState download_part(int& j0, int& j1);
+  // This process's own copy of the state (Backend::download_own; over
+  // ranks the rows backend().ranks() gives it).
+  SimState download_own();
   Diagnostics diagnostics();
   Backend& backend() { return *backend_; }
   const Config& config() const { return cfg_; }

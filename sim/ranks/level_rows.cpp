@@ -37,6 +37,7 @@ std::vector<LevelRows> split_levels(const SlabRows* ranks, const std::vector<int
     L.replicated = n > 1 && l > 0 &&
                    (l > first_replicated || ny < kGatherRowsPerRank * n || cells <= replicated_cells);
     if (L.replicated && first_replicated == levels) first_replicated = l;
+    L.shared = n > 1 && !L.replicated;
     const int share_lo = L.first[static_cast<size_t>(me)], share_hi = L.first[static_cast<size_t>(me) + 1];
     L.lo = L.replicated ? 0 : share_lo;
     L.hi = L.replicated ? ny : share_hi;

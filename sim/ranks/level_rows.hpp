@@ -30,6 +30,7 @@ constexpr int kGatherRowsPerRank = 4;
 struct LevelRows {
   std::vector<int> first;   // each rank's share's first row, and past the last one's
   bool replicated = false;  // every rank updates every row
+  bool shared = false;      // over several ranks, shared out (not replicated): rows move
   int lo = 0, hi = 0;       // the rows this rank smooths and prolongs into: its share, or all
   int f_lo = 0, f_hi = 0;   // the rows whose right-hand side it restricts: its share, or all
                             // below the first replicated level

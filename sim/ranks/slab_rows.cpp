@@ -11,6 +11,7 @@
 #include <string>
 
 #include "sim/model/fluid_physics.hpp"
+#include "sim/ranks/split_particles.hpp"
 
 namespace sim {
 
@@ -116,6 +117,12 @@ double SlabRows::root_value(double x) const {
 
 double SlabRows::sum_rows(const std::vector<double>& values) const { return fold_values(values, false); }
 double SlabRows::max_rows(const std::vector<double>& values) const { return fold_values(values, true); }
+double SlabRows::sum_rows(const double* values, int n) const {
+  return fold_values(std::vector<double>(values, values + n), false);
+}
+double SlabRows::max_rows(const double* values, int n) const {
+  return fold_values(std::vector<double>(values, values + n), true);
+}
 double SlabRows::sum(double x) const {
   Timed t(comm_ms_, comm_calls_);
   return comm_.deterministic_sum(x);
@@ -137,7 +144,7 @@ double SlabRows::broadcast(double x) const {
 }
 
 template <class T>
-void SlabRows::exchange_halo(T* field, Stagger s) const {
+void SlabRows::exchange_halo_t(T* field, Stagger s) const {
   Timed t(comm_ms_, comm_calls_);
   // Storage row j0 - 1 of the whole grid is the box's row -1.
   exchange_halo_y(comm_, dec_, field + static_cast<size_t>(j0_) * pitch_, local_, s);
@@ -185,7 +192,7 @@ bool SlabRows::moves(const std::vector<std::vector<RowCopy>>& wanted) const {
 }
 
 template <class T>
-void SlabRows::copy_rows(T* field, int pitch, const std::vector<std::vector<RowCopy>>& wanted) const {
+void SlabRows::copy_rows_t(T* field, int pitch, const RowPlan& wanted) const {
   if (!moves(wanted)) return;
   Timed t(comm_ms_, comm_calls_);
   transfer_rows(field, pitch, wanted, false);
@@ -265,11 +272,24 @@ void SlabRows::refresh(real* field, Stagger s) const {
   transfer_rows(field, pitch_, s != Stagger::v_face ? refresh_u_ : refresh_v_, false);
 }
 
-template void SlabRows::exchange_halo<float>(float*, Stagger) const;
-template void SlabRows::exchange_halo<double>(double*, Stagger) const;
+void SlabRows::gather_state(SimState& s) const {
+  for (std::vector<real>* f : {&s.u, &s.v, &s.phi}) gather(f->data());
+  gather_particles(*this, s);
+}
+
+std::vector<Particle> SlabRows::send_to_owners(const std::vector<Particle>& leaving) const {
+  return sim::send_to_owners(*this, leaving);
+}
+
+std::string SlabRows::describe() const {
+  return " per rank, " + std::to_string(ranks()) + " MPI ranks in slabs of rows";
+}
+
 template void SlabRows::gather<float>(float*) const;
 template void SlabRows::gather<double>(double*) const;
-template void SlabRows::copy_rows<float>(float*, int, const std::vector<std::vector<RowCopy>>&) const;
-template void SlabRows::copy_rows<double>(double*, int, const std::vector<std::vector<RowCopy>>&) const;
+template void SlabRows::exchange_halo_t<float>(float*, Stagger) const;
+template void SlabRows::exchange_halo_t<double>(double*, Stagger) const;
+template void SlabRows::copy_rows_t<float>(float*, int, const RowPlan&) const;
+template void SlabRows::copy_rows_t<double>(double*, int, const RowPlan&) const;
 
 }  // namespace sim

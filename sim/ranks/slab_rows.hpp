@@ -1,5 +1,7 @@
-// A rank of a run split into slabs of rows (Decomposition::slabs), as the
-// CPU backend holds it: every rank keeps each field in the storage of the
+// A rank of a run split into slabs of rows (Decomposition::slabs), the
+// RankSplit (sim/ranks/rank_split.hpp) both backends hold over several
+// ranks; its plans are also what the GPU's device rows move
+// (cuda/device_rows.hpp). Every rank keeps each field in the storage of the
 // whole grid (global indices, so the shared physics, boundary rules and
 // obstacles run unchanged), computes only the rows it owns, and keeps the
 // halo rows next to them current with its neighbours' values. Memory per
@@ -23,64 +25,67 @@
 #include "sim/ranks/comm.hpp"
 #include "sim/ranks/decomposition.hpp"
 #include "sim/ranks/halo_exchange.hpp"
+#include "sim/ranks/rank_split.hpp"
 
 namespace sim {
 
-class SlabRows {
+class SlabRows final : public RankSplit {
  public:
   // Decomposition::slabs of `d` over the communicator's ranks; throws
   // std::invalid_argument when there are more ranks than rows.
   SlabRows(const Comm& comm, const Domain& d);
 
   const Comm& comm() const { return comm_; }
-  int rank() const { return comm_.rank(); }
-  int ranks() const { return comm_.size(); }
+  int rank() const override { return comm_.rank(); }
+  int ranks() const override { return comm_.size(); }
   int nx() const { return local_.nx; }
-  int j0() const { return j0_; }
-  int j1() const { return j1_; }
+  int j0() const override { return j0_; }
+  int j1() const override { return j1_; }
   bool top() const { return j1_ == ny_; }
-  bool periodic_y() const { return periodic_y_; }
+  bool periodic_y() const override { return periodic_y_; }
   // End of the face rows this rank updates: j1, or ny + 1 on the top rank
   // (the v faces of row ny; a rule that skips inactive faces skips the rest).
-  int face_end() const { return top() ? ny_ + 1 : j1_; }
-  int first_row(int rank) const { return dec_.box(rank).j0; }
-  int end_row(int rank) const { return dec_.box(rank).j1; }
+  int face_end() const override { return top() ? ny_ + 1 : j1_; }
+  int first_row(int rank) const override { return dec_.box(rank).j0; }
+  int end_row(int rank) const override { return dec_.box(rank).j1; }
   // Owner of a particle position (Decomposition::owner_of_point); -1 for a
   // non-finite one.
-  int owner_of_point(double x, double y) const;
+  int owner_of_point(double x, double y) const override;
+  bool owns_point(double x, double y) const override { return owner_of_point(x, y) == rank(); }
 
   // Each rank passes the values of its rows in order (`values[r]` for row
   // first + r); every rank gets the fold over all ranks' rows in rank (so
   // row) order, starting from 0: a + b, or the NaN-propagating max.
   double sum_rows(const std::vector<double>& values) const;
   double max_rows(const std::vector<double>& values) const;
+  double sum_rows(const double* values, int n) const override;
+  double max_rows(const double* values, int n) const override;
   // Rank 0's value on every rank.
   double broadcast(double x) const;
   // A sum and a NaN-propagating max of one value per rank, in rank order.
-  double sum(double x) const;
-  double max(double x) const;
-  int64_t sum(int64_t x) const;
+  double sum(double x) const override;
+  double max(double x) const override;
+  int64_t sum(int64_t x) const override;
 
   // The halo rows of a field (storage of the whole grid) from the
   // neighbours: exchange_halo_y over the rank's rows. Call after the
   // field's boundary fill, as halo_exchange.hpp says.
-  template <class T>
-  void exchange_halo(T* field, Stagger s) const;
+  void exchange_halo(float* field, Stagger s) const override { exchange_halo_t(field, s); }
+  void exchange_halo(double* field, Stagger s) const override { exchange_halo_t(field, s); }
+  void exchange_wide(real* field) const override { copy_rows_t(field, pitch_, wide_); }
   // Rank 0's field gets every rank's owned storage rows (the bottom rank's
   // from row -1, the top rank's up to row ny + 1): the whole field as one
   // rank holding all rows would. Other ranks' fields are left as they are.
   template <class T>
   void gather(T* field) const;
 
-  // One storage row to copy to a rank: row `dst` there (its own index,
-  // -1 .. ny) takes row `src` of `owner`.
-  struct RowCopy {
-    int dst, src, owner;
-  };
+  // The whole state on rank 0 (gather of u, v, phi; gather_particles).
+  void gather_state(SimState& s) const override;
+
   // Every rank q's wanted[q] rows (copies from q itself are skipped) of a
   // field with `pitch` values a row, whose row j is storage row j + 1.
-  template <class T>
-  void copy_rows(T* field, int pitch, const std::vector<std::vector<RowCopy>>& wanted) const;
+  void copy_rows(float* field, int pitch, const RowPlan& wanted) const override { copy_rows_t(field, pitch, wanted); }
+  void copy_rows(double* field, int pitch, const RowPlan& wanted) const override { copy_rows_t(field, pitch, wanted); }
   // The copies of one rank's list (wanted[q], with rank = q) that follow
   // each other in it, come from one owner and whose source and destination
   // rows both follow on, as runs: one message each for a transport that
@@ -128,8 +133,11 @@ class SlabRows {
   // its own (j0 - 1, j1 and, for v, j1 + 1; wrapped on a periodic y). fold adds what landed on those rows to their owners'
   // (each owner: its own value, then the arrivals by ascending rank) and
   // zeroes them where they landed; refresh copies the owners' values back.
-  void fold(real* field, Stagger s) const;
-  void refresh(real* field, Stagger s) const;
+  void fold(real* field, Stagger s) const override;
+  void refresh(real* field, Stagger s) const override;
+
+  // Particles to their owners (sim/ranks/split_particles.hpp).
+  std::vector<Particle> send_to_owners(const std::vector<Particle>& leaving) const override;
 
   // Runs `f` (a caller's own messages through comm(), as the split
   // transform solve and the particle migration send), its time counted in
@@ -142,12 +150,18 @@ class SlabRows {
     comm_ms_ += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   }
 
-  // Wall time spent in this object's calls (waits for other ranks included),
-  // and how many there were.
-  double comm_ms() const { return comm_ms_; }
-  int64_t comm_calls() const { return comm_calls_; }
+  std::string describe() const override;
+  const SlabRows* slabs() const override { return this; }
 
  private:
+  // Wall time spent in this object's calls (waits for other ranks included),
+  // and how many there were.
+  double collective_ms() const override { return comm_ms_; }
+  int64_t collective_calls() const override { return comm_calls_; }
+  template <class T>
+  void exchange_halo_t(T* field, Stagger s) const;
+  template <class T>
+  void copy_rows_t(T* field, int pitch, const RowPlan& wanted) const;
   // Rows (global, in [0, ny] ) that `rank`'s deposits reach and another
   // rank owns, deduplicated, in ascending order.
   std::vector<int> borrowed_rows(int rank, Stagger s) const;

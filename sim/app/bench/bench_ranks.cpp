@@ -49,8 +49,8 @@ void measure_ranks(const Config& c, const SimState& state, const BenchOptions& o
   b.synchronize();
   comm.barrier();
   b.timer().reset();
-  const double comm0 = b.comm_ms();
-  const int64_t calls0 = b.comm_calls();
+  const double comm0 = b.ranks().comm_ms();
+  const int64_t calls0 = b.ranks().comm_calls();
   double sweeps = 0;
   const auto t0 = std::chrono::steady_clock::now();
   for (int64_t s = 0; s < opts.steps; ++s) sweeps += sim.step().pressure.iterations;
@@ -59,8 +59,8 @@ void measure_ranks(const Config& c, const SimState& state, const BenchOptions& o
   comm.barrier();
   const double steps = static_cast<double>(std::max<int64_t>(opts.steps, 1));
   const double wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  const double comm_ms = b.comm_ms() - comm0;
-  const double calls = comm.allreduce_max(static_cast<double>(b.comm_calls() - calls0)) / steps;
+  const double comm_ms = b.ranks().comm_ms() - comm0;
+  const double calls = comm.allreduce_max(static_cast<double>(b.ranks().comm_calls() - calls0)) / steps;
   // The run's time is the slowest rank's; each rank's own split of it.
   const double total_ms = comm.allreduce_max(wall_ms) / steps;
   const std::vector<double> comms = comm.allgather(comm_ms / steps);
