@@ -3,7 +3,10 @@
 # filled .gpu/ here: the GPU test suite, the same suite shrunk under
 # compute-sanitizer (memcheck, racecheck, initcheck), and two CUDA runs.
 # Logs go to $OUT (or ./device-out).
-# Usage: scripts/device-check.sh [tests|sanitize|racecheck|runs|main|numerics|pressure]...
+# Usage: scripts/device-check.sh [tests|sanitize|racecheck|runs|main|numerics|pressure|splits|before_after]...
+# splits: the GPU-rank runs of CMakeLists.txt (gpu_split_*), ranks sharing this GPU.
+# before_after: scripts/bench-before-after.sh .gpu/sim_old .gpu/sim (a build of the
+# previous version copied to .gpu/sim_old), ROUNDS (default 5) rounds.
 set -uo pipefail
 OUT=${OUT:-device-out}
 mkdir -p "$OUT"
@@ -71,6 +74,36 @@ for part in "${parts[@]}"; do
       LD_LIBRARY_PATH=$L timeout 200 .gpu/sim bench config/box.toml --micro --micro-sizes 4096,16384 \
         --micro-particles 1 --pressure-solver jacobi --csv "$OUT/micro_momentum.csv" > "$OUT/micro_momentum.txt" 2>&1
       echo "micro rc=$?"; grep -E "momentum|copy" "$OUT/micro_momentum.txt" | head -30 ;;
+    splits)
+      # the gpu_split_* tests of CMakeLists.txt, with the same arguments and environment
+      run_split() {  # NAME ENV... -- ARGS...
+        local name=$1 envs=()
+        shift
+        while [[ $1 != -- ]]; do envs+=("$1"); shift; done
+        shift
+        env "${envs[@]}" PATH="$PWD/.gpu/bin:$PATH" LD_LIBRARY_PATH=$L timeout 300 \
+          tests/mpi/gpu_split_run.sh "$PWD/.gpu/sim" "$@" > "$OUT/$name.txt" 2>&1
+        echo "$name rc=$?" | tee -a "$OUT/$name.txt"
+        tail -1 "$OUT/$name.txt" | cut -c1-200
+      }
+      run_split gpu_split_cavity -- config/cavity.toml 20 1e-5 2e-2
+      run_split gpu_split_taylor_green -- config/taylor_green.toml 20 1e-5 2e-2
+      run_split gpu_split_channel_quick SPLIT_FORCES=1e-4 -- config/channel.toml 20 1e-5 1e-3 --advection quick
+      run_split gpu_split_taylor_green_quick -- config/taylor_green.toml 20 1e-5 2e-2 --advection quick
+      run_split gpu_split_box -- config/box.toml 20 1e-7 0.5
+      run_split gpu_split_channel_shared_levels -- config/channel.toml 20 1e-5 1e-3 --set pressure.replicated_cells=0
+      run_split gpu_split_box_aos_atomic_texture -- config/box.toml 20 1e-5 0.5 --layout aos --deposit atomic \
+        --sampling texture
+      run_split gpu_split_channel_packed_sorted SPLIT_FORCES=1e-4 -- config/channel.toml 20 1e-5 1e-3 \
+        --sampling packed --sort-every 3
+      run_split gpu_split_box_gathered "SPLIT_SNAPSHOTS=gathered onto rank 0" -- config/box.toml 10 1e-7 0.5 \
+        --set output.collective=false
+      PATH="$PWD/.gpu/bin:$PATH" LD_LIBRARY_PATH=$L timeout 200 tests/mpi/gpu_split_failure.sh "$PWD/.gpu/sim" \
+        "$PWD/config" > "$OUT/gpu_split_failure.txt" 2>&1
+      echo "gpu_split_failure rc=$?" | tee -a "$OUT/gpu_split_failure.txt" ;;
+    before_after)
+      LD_LIBRARY_PATH=$L timeout 560 scripts/bench-before-after.sh .gpu/sim_old .gpu/sim "$OUT/before_after" \
+        "${ROUNDS:-5}" ;;
     pressure)
       # iterations and steps/s of each solver against the grid size (cavity, channel)
       SIZES=${SIZES:-"128 256 512 1024 2048 4096"} LIMIT_S=${LIMIT_S:-60} LD_LIBRARY_PATH=$L \
