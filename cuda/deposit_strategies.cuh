@@ -60,27 +60,38 @@ struct FloatDeposit {
   }
 };
 
-// deposit=atomic: float atomics onto the faces (the sums depend on their order).
-struct AtomicDeposit : FloatDeposit {
+// Passes 1 and 2 of the strategies that scatter each particle's share onto
+// the faces with atomics (DepositMode atomic: floats; fixed: integers),
+// each pass followed by the backend's hook (over ranks: the deposits' fold).
+template <DepositMode kMode>
+struct ScatterPasses {
   template <class View, class KP>
-  void mass(const CoupleLaunch<View, KP>& c) {
-    mass_deposit_kernel<View, KP, DepositMode::atomic>
+  void mass_pass(const CoupleLaunch<View, KP>& c) {
+    mass_deposit_kernel<View, KP, kMode>
         <<<c.blocks, kParticleBlock, 0, c.e.stream>>>(c.kp, c.view, c.a.f, c.a.pairs, c.a.fixed, c.a.capacity);
     SIM_CUDA_CHECK_LAUNCH("mass_deposit_kernel");
     if (c.a.after_mass) c.a.after_mass();
   }
   template <class View, class KP>
   void drag(const CoupleLaunch<View, KP>& c) {
-    drag_deposit_kernel<View, KP, DepositMode::atomic>
+    drag_deposit_kernel<View, KP, kMode>
         <<<c.blocks, kParticleBlock, 0, c.e.stream>>>(c.kp, c.view, c.a.f, c.a.pairs, c.a.fixed, c.a.capacity);
     SIM_CUDA_CHECK_LAUNCH("drag_deposit_kernel");
     if (c.a.after_drag) c.a.after_drag();
   }
 };
 
+// deposit=atomic: float atomics onto the faces (the sums depend on their order).
+struct AtomicDeposit : FloatDeposit, ScatterPasses<DepositMode::atomic> {
+  template <class View, class KP>
+  void mass(const CoupleLaunch<View, KP>& c) {
+    mass_pass(c);
+  }
+};
+
 // deposit=fixed (FixedBuffers): integer atomics at a scale from the bounds
 // prepare finds; M back to floats after pass 1, A and B in pass 3.
-struct FixedDeposit {
+struct FixedDeposit : ScatterPasses<DepositMode::fixed> {
   template <class View, class KP>
   void prepare(const CoupleLaunch<View, KP>& c) {
     SIM_CUDA_CHECK(cudaMemsetAsync(c.a.fixed.bounds, 0, 2 * sizeof(unsigned int), c.e.stream));
@@ -92,21 +103,11 @@ struct FixedDeposit {
   }
   template <class View, class KP>
   void mass(const CoupleLaunch<View, KP>& c) {
-    mass_deposit_kernel<View, KP, DepositMode::fixed>
-        <<<c.blocks, kParticleBlock, 0, c.e.stream>>>(c.kp, c.view, c.a.f, c.a.pairs, c.a.fixed, c.a.capacity);
-    SIM_CUDA_CHECK_LAUNCH("mass_deposit_kernel");
-    if (c.a.after_mass) c.a.after_mass();
+    mass_pass(c);
     const int faces = static_cast<int>(Grid::pitch_for(c.e.nx) * Grid::rows_for(c.e.ny));
     fixed_mass_kernel<<<(faces + 255) / 256 < 1024 ? (faces + 255) / 256 : 1024, 256, 0, c.e.stream>>>(
         c.kp, c.a.fixed, c.slots, c.a.f.mu, c.a.f.mv);
     SIM_CUDA_CHECK_LAUNCH("fixed_mass_kernel");
-  }
-  template <class View, class KP>
-  void drag(const CoupleLaunch<View, KP>& c) {
-    drag_deposit_kernel<View, KP, DepositMode::fixed>
-        <<<c.blocks, kParticleBlock, 0, c.e.stream>>>(c.kp, c.view, c.a.f, c.a.pairs, c.a.fixed, c.a.capacity);
-    SIM_CUDA_CHECK_LAUNCH("drag_deposit_kernel");
-    if (c.a.after_drag) c.a.after_drag();
   }
   template <class View, class KP>
   void update_faces(const CoupleLaunch<View, KP>& c) {
