@@ -130,9 +130,7 @@ class CudaBackend final : public Backend, public DeviceStepping {
            (shared_gpu_ ? " (ranks share a GPU)" : "");
     return s;
   }
-  std::string transform_refusal() const override {
-    return ranks_ ? "the transform solve does not run over GPU ranks (multigrid does)" : std::string();
-  }
+  std::string transform_refusal() const override { return cuda::transform_refusal(ranks_ != nullptr); }
   double comm_ms() override { return ranks_ ? ranks_->comm_ms() + rows_->comm_ms() : 0.0; }
   int64_t comm_calls() override { return ranks_ ? ranks_->comm_calls() + rows_->comm_calls() : 0; }
 
@@ -937,11 +935,11 @@ class CudaBackend final : public Backend, public DeviceStepping {
 }  // namespace
 }  // namespace cuda
 
-CudaMemoryNeed cuda_memory_need(const Config& cfg, const Grid& grid) {
+CudaMemoryNeed cuda_memory_need(const Config& cfg, const Grid& grid, bool ranks) {
   const cuda::DeviceInfo dev = cuda::query_device();
   const cuda::StencilOpts so =
       cuda::make_stencil_opts(cfg.stencil, cfg.block_x, cfg.block_y, !cfg.obstacles.empty());
-  const cuda::MemoryPlan plan = cuda::plan_memory(cfg, grid, so);
+  const cuda::MemoryPlan plan = cuda::plan_memory(cfg, grid, so, ranks);
   CudaMemoryNeed m;
   m.grid = plan.fields + plan.reductions + plan.multigrid + plan.transform;
   m.particles = plan.particles + plan.sorting + plan.deposit;

@@ -204,7 +204,8 @@ class Backend : public PressureOps {
   }
   virtual void set_constants(const Constants& c) = 0;  // whenever dt or anything else changes
   // Why this backend cannot run the transform solve, or empty when it can
-  // (then fft_unsupported_reason decides); auto takes multigrid instead.
+  // (then fft_unsupported_reason decides): what resolve_solver
+  // (sim/model/poisson.hpp) takes, auto then taking multigrid.
   virtual std::string transform_refusal() const { return {}; }
   // Wall time this rank spent exchanging data with the other ranks of a
   // split run (waits included), or 0 on one rank.
