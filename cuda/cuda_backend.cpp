@@ -370,11 +370,11 @@ ParticleCounters CudaBackend::read_counters() {
 
 namespace sim {
 
-CudaMemoryNeed cuda_memory_need(const Config& cfg, const Grid& grid) {
+CudaMemoryNeed cuda_memory_need(const Config& cfg, const Grid& grid, bool ranks) {
   const cuda::DeviceInfo dev = cuda::query_device();
   const cuda::StencilOpts so =
       cuda::make_stencil_opts(cfg.stencil, cfg.block_x, cfg.block_y, !cfg.obstacles.empty());
-  const cuda::MemoryPlan plan = cuda::plan_memory(cfg, grid, so);
+  const cuda::MemoryPlan plan = cuda::plan_memory(cfg, grid, so, ranks);
   CudaMemoryNeed m;
   m.grid = plan.fields + plan.reductions + plan.multigrid + plan.transform;
   m.particles = plan.particles + plan.sorting + plan.deposit;

@@ -28,8 +28,9 @@ bool cuda_device_available();
 bool cuda_ranks_built();
 
 // Device memory a case needs (cuda/memory_plan.hpp) and what the device has
-// free, before anything is allocated. Throws as make_cuda_backend does
-// without a device or for counts past the kernels' 32-bit indexing.
+// free, before anything is allocated; `ranks`: for one of the GPU ranks of a
+// split run (as make_cuda_backend with ranks). Throws as make_cuda_backend
+// does without a device or for counts past the kernels' 32-bit indexing.
 struct CudaMemoryNeed {
   uint64_t grid = 0;       // bytes of the per-point arrays: fields, pressure solve, reductions
   uint64_t particles = 0;  // bytes of the per-slot arrays: particles, sorting, deposit
@@ -37,7 +38,7 @@ struct CudaMemoryNeed {
   std::string device;      // "NVIDIA H200 (132 SMs, 139.8 GiB)"
   int devices = 1;         // the host's CUDA devices
 };
-CudaMemoryNeed cuda_memory_need(const Config& cfg, const Grid& grid);
+CudaMemoryNeed cuda_memory_need(const Config& cfg, const Grid& grid, bool ranks = false);
 // Device-to-device cudaMemcpy bandwidth, bytes read + written per second,
 // median of `repeats` copies of `bytes` (the ceiling benchmarks compare with).
 double cuda_copy_bandwidth(std::size_t bytes, int repeats);

@@ -39,6 +39,10 @@ std::string MemoryPlan::breakdown() const {
   return s;
 }
 
+std::string transform_refusal(bool ranks) {
+  return ranks ? "the transform solve does not run over GPU ranks (multigrid does)" : std::string();
+}
+
 MemoryPlan plan_memory(const Config& cfg, const Grid& g, const StencilOpts& o, bool ranks) {
   MemoryPlan p;
   p.capacity = cfg.particle_capacity();
@@ -54,9 +58,10 @@ MemoryPlan plan_memory(const Config& cfg, const Grid& g, const StencilOpts& o, b
     p.reductions += static_cast<size_t>(boundary_link_bound(cfg)) * sizeof(BoundaryLink) +
                     (kBoundaryOwners + 1) * sizeof(int) + kBoundaryParts * kBoundaryOwners * 2 * sizeof(double);
 
-  if (solves_by_transform(cfg, ranks))
+  const PressureSolverKind solver = resolve_solver(cfg, transform_refusal(ranks));
+  if (solver == PressureSolverKind::fft)
     p.transform = g.size() * sizeof(double) + CudaFftPoisson::bytes(g.nx, g.ny);
-  else if (cfg.solver == PressureSolverKind::multigrid || cfg.solver == PressureSolverKind::auto_)
+  else if (solver == PressureSolverKind::multigrid)
     p.multigrid = CudaPoisson::bytes(g);
 
   p.sorts = cfg.sort_every > 0 && p.capacity > 0;

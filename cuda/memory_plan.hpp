@@ -38,10 +38,15 @@ struct MemoryPlan {
   std::string breakdown() const;  // "fields X, particles Y, ..."
 };
 
+// Why the CUDA backend cannot run the transform solve (its
+// transform_refusal()): over GPU ranks (`ranks`) it does not; empty on one
+// process.
+std::string transform_refusal(bool ranks);
+
 // Throws when a count exceeds the 32-bit indexing of the kernels. `ranks`:
-// one rank of a run over GPU ranks, where auto takes multigrid (the
-// transform solve does not run there): the pressure solver budgeted is the
-// one the run will use (solves_by_transform, sim/model/poisson.hpp).
+// one rank of a run over GPU ranks. The pressure solver budgeted is the one
+// the run makes: resolve_solver (sim/model/poisson.hpp) with
+// transform_refusal(ranks).
 MemoryPlan plan_memory(const Config& cfg, const Grid& g, const StencilOpts& o, bool ranks = false);
 
 }  // namespace sim::cuda

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <set>
 
+#include "sim/model/obstacle.hpp"
 #include "sim/model/particle_physics.hpp"
 #include "io/restart.hpp"
 #include "io/snapshot_files.hpp"
@@ -149,6 +150,44 @@ TEST_CASE("particles: a region whose particles cannot be placed outside the obst
     if (s.particles.alive[r]) CHECK(s.particles.x[r] < 0.25f - 0.5e-3f);
   }
   CHECK(alive == 2000);
+}
+
+// One obstacle test (sim/model/obstacle.hpp) for the open mask, particle
+// placement and the particle step: on points and margins exact in float32,
+// boundaries included, the host's float64 test (obstacle_at) and the
+// step's float32 one agree, and the step pushes out exactly the particles
+// the test puts inside. Catches: one of them testing <= where the other
+// tests <, a rectangle's margin applied on two sides only.
+TEST_CASE("particles: the particle step pushes out exactly the particles the host's obstacle test puts inside") {
+  sim::Config c = sim::test::quiet_box(32);
+  sim::Obstacle circle;
+  circle.x = 0.5, circle.y = 0.5, circle.radius = 0.25;
+  sim::Obstacle rect;
+  rect.shape = sim::ObstacleShape::rectangle;
+  rect.x0 = 0.125, rect.y0 = 0.0625, rect.x1 = 0.375, rect.y1 = 0.25;
+  c.obstacles = {circle, rect};
+  const sim::Constants k = sim::make_constants(c, sim::Grid::make(c.nx, c.ny, c.lx, c.ly));
+  int inside[2] = {0, 0};
+  for (const double margin : {0.0, 0.03125})
+    for (int j = 0; j <= 64; ++j)
+      for (int i = 0; i <= 64; ++i) {
+        const double x = i / 64.0, y = j / 64.0;
+        const float xf = static_cast<float>(x), yf = static_cast<float>(y), mf = static_cast<float>(margin);
+        int first = -1;
+        for (int o = 0; o < 2; ++o) {
+          const bool in = sim::inside_obstacle(k.obstacles[o], xf, yf, mf);
+          CHECK(sim::inside_obstacle(sim::obstacle_shape<double>(c.obstacles[o]), x, y, margin) == in);
+          sim::ParticleMotion m{xf, yf, 1.0f, -1.0f};
+          sim::apply_obstacle(m, mf, k.obstacles[o], 0.5f);
+          CHECK((m.x != xf || m.y != yf) == in);
+          if (in && first < 0) first = o;
+          inside[o] += in;
+        }
+        CHECK(sim::obstacle_at(c, x, y, margin) == first);
+        CHECK(sim::inside_obstacle(c, x, y, margin) == (first >= 0));
+      }
+  CHECK(inside[0] > 0);
+  CHECK(inside[1] > 0);
 }
 
 // Particle ids are 64-bit: a run that creates more than 2^32 particles

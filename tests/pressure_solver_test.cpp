@@ -24,6 +24,7 @@
 
 #include <unistd.h>
 
+#include "sim/app/memory_check.hpp"
 #include "sim/cpu/cpu_backend.hpp"
 #include "sim/model/poisson.hpp"
 #include "sim/model/pressure.hpp"
@@ -414,23 +415,50 @@ TEST_CASE("pressure: the sim binary exits non-zero with one line after max_failu
 }
 
 // The solver a run will use, as the memory checks budget it, is the one
-// make_pressure_solver picks. Catches: the GPU plan budgeting the transform
-// solve over GPU ranks, where auto takes multigrid.
+// Simulation makes: both ask resolve_solver. Catches: the GPU plan budgeting
+// the transform solve over GPU ranks, where auto takes multigrid; the host
+// check of a split GPU run planning one process's solver.
 TEST_CASE("pressure: the memory checks budget the solver the run picks, over GPU ranks too") {
   const sim::Config cavity = sim::test::shipped_config("cavity.toml");
-  CHECK(sim::solves_by_transform(cavity));
-  CHECK_FALSE(sim::solves_by_transform(cavity, true));  // the backend refuses it: auto takes multigrid
-  const sim::Config channel = sim::test::shipped_config("channel.toml");  // an outflow on one side of x
-  CHECK_FALSE(sim::solves_by_transform(channel));
-  for (const char* solver : {"multigrid", "jacobi", "sor"}) {
+  CHECK(sim::resolve_solver(cavity) == PressureSolverKind::fft);
+  // the backend refuses it (the CUDA backend over GPU ranks): auto takes multigrid
+  CHECK(sim::resolve_solver(cavity, "refused") == PressureSolverKind::multigrid);
+  CHECK(sim::why_no_transform(cavity, "refused") == "refused");
+  const sim::Config channel = sim::test::shipped_config("channel.toml");  // an outflow on one side of x, obstacles
+  CHECK(sim::resolve_solver(channel) == PressureSolverKind::multigrid);
+  CHECK_FALSE(sim::why_no_transform(channel).empty());
+  for (const char* solver : {"multigrid", "jacobi", "sor", "fft"}) {
     const std::string set = std::string("pressure.solver=\"") + solver + "\"";
-    CHECK_FALSE(sim::solves_by_transform(sim::test::shipped_config("cavity.toml", {set})));
+    CHECK(sim::to_string(sim::resolve_solver(sim::test::shipped_config("cavity.toml", {set}), "refused")) == solver);
   }
-  CHECK(sim::solves_by_transform(sim::test::shipped_config("cavity.toml", {"pressure.solver=\"fft\""})));
-  // the choice itself, on the grid
+  // the choice on the grid (make_pressure_solver from a hierarchy) is the same one
   sim::Config c = cavity;
   const sim::SimState s = sim::make_initial_state(c);
   const sim::PoissonHierarchy h = sim::build_poisson_hierarchy(s.grid, s.open, sim::make_constants(c, s.grid));
   CHECK(sim::make_pressure_solver(c.solver, &h, false)->name() == "fft");
   CHECK(sim::make_pressure_solver(c.solver, &h, false, "refused")->name() == "multigrid");
+  CHECK_THROWS_WITH_AS(sim::make_pressure_solver(PressureSolverKind::fft, &h, false, "refused"),
+                       "pressure.solver = \"fft\" does not apply: refused", std::invalid_argument);
+  CHECK_THROWS_AS(sim::make_pressure_solver(PressureSolverKind::auto_), std::invalid_argument);
+  // The run and the host estimate, for configs where auto goes either way:
+  // the solver Simulation makes is resolve_solver's, and the estimate of the
+  // config is that of the config asking for it by name.
+  for (const sim::Config& cfg :
+       {cavity, channel, sim::test::shipped_config("box.toml"), sim::test::shipped_config("taylor_green.toml")}) {
+    INFO(cfg.source);
+    const PressureSolverKind picked = sim::resolve_solver(cfg);
+    const sim::SimState st = sim::make_initial_state(cfg);
+    sim::Simulation run(cfg, sim::make_cpu_backend(cfg, st.grid), st);
+    CHECK(run.pressure_solver_name() == sim::to_string(picked));
+    sim::Config named = cfg;
+    named.solver = picked;
+    CHECK(sim::host_memory_need(cfg, false).total().value() == sim::host_memory_need(named, false).total().value());
+  }
+  // fft where it does not apply is refused when the run makes it, as before
+  sim::Config obstacle = sim::test::shipped_config("cavity.toml", {"pressure.solver=\"fft\""});
+  obstacle.obstacles.push_back(sim::Obstacle{sim::ObstacleShape::circle, 0.5, 0.5, 0.1});
+  const sim::SimState so = sim::make_initial_state(obstacle);
+  CHECK(sim::resolve_solver(obstacle) == PressureSolverKind::fft);
+  CHECK_THROWS_WITH_AS(sim::Simulation(obstacle, sim::make_cpu_backend(obstacle, so.grid), so),
+                       "pressure.solver = \"fft\" does not apply: the domain has obstacles", std::invalid_argument);
 }

@@ -15,7 +15,7 @@ bool cuda_backend_built() { return false; }
 std::unique_ptr<Backend> make_cuda_backend(const Config&, const Grid&, std::shared_ptr<const RankSplit>) { not_built(); }
 bool cuda_device_available() { return false; }
 bool cuda_ranks_built() { return false; }
-CudaMemoryNeed cuda_memory_need(const Config&, const Grid&) { not_built(); }
+CudaMemoryNeed cuda_memory_need(const Config&, const Grid&, bool) { not_built(); }
 double cuda_copy_bandwidth(std::size_t, int) { not_built(); }
 
 }  // namespace sim

@@ -36,11 +36,13 @@ constexpr uint64_t kSnapshotCell = snapshot_bytes_per(SnapshotGroup::grid);
 // the particle datasets of kSnapshotFields.
 constexpr uint64_t kSnapshotParticle = sizeof(size_t) + snapshot_bytes_per(SnapshotGroup::particles);
 
-// The pressure solver's per-point arrays (sim/cpu/cpu_poisson.cpp, cpu_fft.cpp).
+// The pressure solver's per-point arrays (sim/cpu/cpu_poisson.cpp, cpu_fft.cpp)
+// of the solver resolve_solver picks for the CPU backend, which refuses none.
 Bytes cpu_solver_bytes(const Config& cfg, Bytes points, Bytes cells) {
-  if (cfg.solver == PressureSolverKind::jacobi || cfg.solver == PressureSolverKind::sor) return 0;
+  const PressureSolverKind solver = resolve_solver(cfg);
+  if (solver == PressureSolverKind::jacobi || solver == PressureSolverKind::sor) return 0;
   const Bytes x_r_p_q = points * (4 * sizeof(double));  // float64 Krylov vectors (made for fft too)
-  if (solves_by_transform(cfg))  // level 0's cx, cy and open mask, CpuFftPoisson's own cx, cy, the FFTW work array
+  if (solver == PressureSolverKind::fft)  // level 0's cx, cy and open mask, CpuFftPoisson's own cx, cy, the FFTW work array
     return points * (2 * kReal + 1) + points * (2 * kReal) + x_r_p_q + cells * sizeof(double);
   // every level: cx, cy, open, e, f; the coarse levels add a third of level 0
   const Bytes levels = points * (4 * kReal + 1);
@@ -211,7 +213,7 @@ std::string memory_shortfall(const Config& cfg, const MemoryNeed& need, uint64_t
          " available" + on;
 }
 
-void check_run_fits(const Config& cfg, int ranks_on_host) {
+void check_run_fits(const Config& cfg, int ranks_on_host, bool split) {
   require_backend_built(cfg);
   const bool cuda = resolves_to_cuda(cfg);
   MemoryNeed host_need = host_memory_need(cfg, cuda);
@@ -226,12 +228,15 @@ void check_run_fits(const Config& cfg, int ranks_on_host) {
   const std::string host = memory_shortfall(cfg, host_need, host_memory_available(), "host", on);
   if (!host.empty()) throw std::runtime_error(host);
   if (cuda) {
-    const CudaMemoryNeed d = cuda_memory_need(cfg, Grid::make(cfg.nx, cfg.ny, cfg.lx, cfg.ly));
+    // A split run on the CUDA backend runs GPU ranks (make_split_backend):
+    // each rank's plan, with the pressure solver they run.
+    const bool gpu_ranks = split && split_runs_on_cuda(cfg);
+    const CudaMemoryNeed d = cuda_memory_need(cfg, Grid::make(cfg.nx, cfg.ny, cfg.lx, cfg.ly), gpu_ranks);
     MemoryNeed need;
     need.grid = d.grid;
     need.particles = d.particles;
     std::string where = " on " + d.device;
-    if (ranks_on_host > 1 && split_runs_on_cuda(cfg)) {
+    if (gpu_ranks) {
       // GPU ranks: each holds the whole grid, every slot, a slot's room for
       // the particles leaving its slab (32 bytes) and each slot's position in
       // the sorted store (4); ranks beyond the host's GPUs share them.

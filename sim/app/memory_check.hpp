@@ -44,9 +44,9 @@ std::string memory_shortfall(const Config& cfg, const MemoryNeed& need, uint64_t
 // Throws std::runtime_error with one line when the run does not fit: the
 // host memory, then, when the run resolves to the CUDA backend, the device
 // memory (and the kernels' 32-bit counts). Creates and allocates nothing.
-// Over several ranks, `ranks_on_host` processes of the run share this host's
-// memory, each holding the whole grid and every particle slot (the slabs'
-// storage, sim/ranks/slab_rows.hpp): they must fit together.
-void check_run_fits(const Config& cfg, int ranks_on_host = 1);
+// Over several ranks (`split`), `ranks_on_host` processes of the run share
+// this host's memory, each holding the whole grid and every particle slot
+// (the slabs' storage, sim/ranks/slab_rows.hpp): they must fit together.
+void check_run_fits(const Config& cfg, int ranks_on_host = 1, bool split = false);
 
 }  // namespace sim

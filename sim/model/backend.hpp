@@ -207,7 +207,8 @@ class Backend : public PressureOps {
   virtual std::unique_ptr<PendingState> begin_download(SimState header);
   virtual void set_constants(const Constants& c) = 0;  // whenever dt or anything else changes
   // Why this backend cannot run the transform solve, or empty when it can
-  // (then fft_unsupported_reason decides); auto takes multigrid instead.
+  // (then fft_unsupported_reason decides): what resolve_solver
+  // (sim/model/poisson.hpp) takes, auto then taking multigrid.
   virtual std::string transform_refusal() const { return {}; }
 
   virtual double max_velocity_rate() = 0;  // max over faces of |u|/dx + |v|/dy, for the CFL dt

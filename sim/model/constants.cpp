@@ -58,18 +58,7 @@ Constants make_constants(const Config& cfg, const Grid& g) {
     throw std::runtime_error(cfg.source + ": obstacles: at most " + std::to_string(kMaxObstacles) +
                              " obstacles are supported, got " + std::to_string(cfg.obstacles.size()));
   c.n_obstacles = static_cast<int>(cfg.obstacles.size());
-  for (int k = 0; k < c.n_obstacles; ++k) {
-    const Obstacle& o = cfg.obstacles[k];
-    ObstacleShapeData& d = c.obstacles[k];
-    d.shape = o.shape == ObstacleShape::circle ? 0 : 1;
-    d.x = static_cast<real>(o.x);
-    d.y = static_cast<real>(o.y);
-    d.radius = static_cast<real>(o.radius);
-    d.x0 = static_cast<real>(o.x0);
-    d.y0 = static_cast<real>(o.y0);
-    d.x1 = static_cast<real>(o.x1);
-    d.y1 = static_cast<real>(o.y1);
-  }
+  for (int k = 0; k < c.n_obstacles; ++k) c.obstacles[k] = obstacle_shape<real>(cfg.obstacles[k]);
   c.has_solids = c.n_obstacles > 0 ? 1 : 0;
   return c;
 }

@@ -4,6 +4,7 @@
 #pragma once
 #include "sim/model/config.hpp"
 #include "sim/model/grid.hpp"
+#include "sim/model/obstacle.hpp"
 #include "sim/model/types.hpp"
 
 namespace sim {
@@ -13,11 +14,7 @@ enum Side : int { kLeft = 0, kRight = 1, kBottom = 2, kTop = 3 };
 
 constexpr int kMaxObstacles = 16;
 
-struct ObstacleShapeData {
-  int shape;  // 0 circle, 1 rectangle
-  real x, y, radius;
-  real x0, y0, x1, y1;
-};
+using ObstacleShapeData = ObstacleShapeOf<real>;  // sim/model/obstacle.hpp
 
 struct Constants {
   // grid

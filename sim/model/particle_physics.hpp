@@ -5,6 +5,7 @@
 #include <math.h>
 
 #include "sim/model/constants.hpp"
+#include "sim/model/obstacle.hpp"
 #include "sim/model/types.hpp"
 
 namespace sim {
@@ -237,14 +238,14 @@ SIM_HD bool apply_domain_boundaries(ParticleMotion& s, real rad, const Constants
   return true;
 }
 
-// Push a particle out of an obstacle it entered and reflect its normal velocity.
+// Push a particle out of an obstacle it entered (inside_obstacle,
+// sim/model/obstacle.hpp, grown by its radius) and reflect its normal velocity.
 SIM_HD void apply_obstacle(ParticleMotion& s, real rad, const ObstacleShapeData& o, real e) {
+  if (!inside_obstacle(o, s.x, s.y, rad)) return;
   if (o.shape == 0) {
     const real dx = s.x - o.x, dy = s.y - o.y;
     const real reach = o.radius + rad;
-    const real dist2 = dx * dx + dy * dy;
-    if (dist2 >= reach * reach) return;
-    const real dist = sqrtf(dist2);
+    const real dist = sqrtf(dx * dx + dy * dy);
     const real nx = dist > real(0) ? dx / dist : real(1), ny = dist > real(0) ? dy / dist : real(0);
     const real depth = reach - dist;
     s.x += nx * depth * (real(1) + e);
@@ -257,7 +258,6 @@ SIM_HD void apply_obstacle(ParticleMotion& s, real rad, const ObstacleShapeData&
     return;
   }
   const real x0 = o.x0 - rad, x1 = o.x1 + rad, y0 = o.y0 - rad, y1 = o.y1 + rad;
-  if (s.x <= x0 || s.x >= x1 || s.y <= y0 || s.y >= y1) return;
   // leave through the nearest side
   const real dl = s.x - x0, dr = x1 - s.x, db = s.y - y0, dt = y1 - s.y;
   const real m = fminf(fminf(dl, dr), fminf(db, dt));

@@ -102,9 +102,17 @@ std::string fft_unsupported_reason(const Config& cfg) {
   return fft_unsupported_reason(ghost, !cfg.obstacles.empty());
 }
 
-bool solves_by_transform(const Config& cfg, bool backend_refuses) {
-  if (cfg.solver == PressureSolverKind::fft) return true;
-  return cfg.solver == PressureSolverKind::auto_ && !backend_refuses && fft_unsupported_reason(cfg).empty();
+std::string why_no_transform(const Config& cfg, const std::string& backend_refusal) {
+  return !backend_refusal.empty() ? backend_refusal : fft_unsupported_reason(cfg);
+}
+
+PressureSolverKind resolve_solver(PressureSolverKind asked, const std::string& no_transform) {
+  if (asked != PressureSolverKind::auto_) return asked;
+  return no_transform.empty() ? PressureSolverKind::fft : PressureSolverKind::multigrid;
+}
+
+PressureSolverKind resolve_solver(const Config& cfg, const std::string& backend_refusal) {
+  return resolve_solver(cfg.solver, why_no_transform(cfg, backend_refusal));
 }
 
 }  // namespace sim

@@ -71,12 +71,23 @@ std::string fft_unsupported_reason(const GhostRule ghost[4], bool has_solids);
 std::string fft_unsupported_reason(const PoissonHierarchy& h, bool has_solids);
 std::string fft_unsupported_reason(const Config& cfg);  // before any grid exists
 
-// Whether a run of `cfg` solves the pressure by transform, as
-// make_pressure_solver will choose before any grid exists: asked for
-// (fft), or auto where the transform applies and the backend runs it
-// (`backend_refuses`: Backend::transform_refusal is not empty, as over GPU
-// ranks). What the memory checks budget.
-bool solves_by_transform(const Config& cfg, bool backend_refuses = false);
+// Why a run of `cfg` cannot solve the pressure by transform: the backend's
+// refusal (`backend_refusal`, Backend::transform_refusal), else
+// fft_unsupported_reason(cfg); empty when it can.
+std::string why_no_transform(const Config& cfg, const std::string& backend_refusal = {});
+
+// The pressure solver a run uses: the one decision that Simulation (through
+// make_pressure_solver, sim/model/pressure.hpp), the host memory estimate
+// (sim/app/memory_check.cpp) and the GPU memory plan (cuda/memory_plan.cpp)
+// take, so what is budgeted is what runs. auto: fft where the transform
+// solve can run (`no_transform` empty, why_no_transform), multigrid
+// otherwise; any other kind as asked (fft where it cannot run is refused
+// when the solver is made). Never returns auto.
+PressureSolverKind resolve_solver(PressureSolverKind asked, const std::string& no_transform);
+// resolve_solver(cfg.solver, why_no_transform(cfg, backend_refusal)):
+// before any grid exists, for a backend whose transform_refusal() is
+// `backend_refusal`.
+PressureSolverKind resolve_solver(const Config& cfg, const std::string& backend_refusal = {});
 
 // ---- per-point functions of values, shared by the CPU loops and CUDA kernels ----
 

@@ -219,27 +219,26 @@ class FftSolver final : public PressureSolver {
 
 }  // namespace
 
-std::unique_ptr<PressureSolver> make_pressure_solver(PressureSolverKind kind, const PoissonHierarchy* h,
-                                                     bool has_solids, const std::string& backend_refusal) {
-  switch (kind) {
+std::unique_ptr<PressureSolver> make_pressure_solver(PressureSolverKind resolved, const std::string& no_transform) {
+  switch (resolved) {
     case PressureSolverKind::jacobi: return std::make_unique<JacobiSolver>();
     case PressureSolverKind::sor: return std::make_unique<SorSolver>();
     case PressureSolverKind::multigrid: return std::make_unique<MultigridSolver>();
-    case PressureSolverKind::fft: {
-      if (!backend_refusal.empty())
-        throw std::invalid_argument("pressure.solver = \"fft\" does not apply: " + backend_refusal);
-      if (h) {
-        const std::string why = fft_unsupported_reason(*h, has_solids);
-        if (!why.empty()) throw std::invalid_argument("pressure.solver = \"fft\" does not apply: " + why);
-      }
+    case PressureSolverKind::fft:
+      if (!no_transform.empty())
+        throw std::invalid_argument("pressure.solver = \"fft\" does not apply: " + no_transform);
       return std::make_unique<FftSolver>();
-    }
-    case PressureSolverKind::auto_:
-      if (h && backend_refusal.empty() && fft_unsupported_reason(*h, has_solids).empty())
-        return std::make_unique<FftSolver>();
-      return std::make_unique<MultigridSolver>();
+    case PressureSolverKind::auto_: break;
   }
-  throw std::invalid_argument("unknown pressure solver");
+  throw std::invalid_argument("make_pressure_solver: auto is resolved first (resolve_solver)");
+}
+
+std::unique_ptr<PressureSolver> make_pressure_solver(PressureSolverKind kind, const PoissonHierarchy* h,
+                                                     bool has_solids, const std::string& backend_refusal) {
+  const std::string no_transform = !backend_refusal.empty() ? backend_refusal
+                                   : h                      ? fft_unsupported_reason(*h, has_solids)
+                                                            : "no Poisson hierarchy was given";
+  return make_pressure_solver(resolve_solver(kind, no_transform), no_transform);
 }
 
 std::vector<PressureSolverKind> applicable_solvers(const Config& cfg) {

@@ -51,11 +51,14 @@ class PressureSolver {
   }
 };
 
-// `h` (may be null for jacobi and sor) decides auto: the transform solve where
-// it applies, multigrid otherwise. fft where it does not apply throws
-// std::invalid_argument with the reason. `backend_refusal`: why the backend
-// cannot run the transform solve (Backend::transform_refusal), if it cannot;
-// auto then takes multigrid too.
+// The solver of a kind that resolve_solver (sim/model/poisson.hpp)
+// returned, `no_transform` being why_no_transform's reason: fft with a
+// reason, and auto, throw std::invalid_argument.
+std::unique_ptr<PressureSolver> make_pressure_solver(PressureSolverKind resolved, const std::string& no_transform = {});
+// The same from a grid's hierarchy: the reason is the backend's refusal
+// (Backend::transform_refusal), else what `h` and `has_solids` say
+// (fft_unsupported_reason; a null `h`, enough for jacobi and sor, counts as
+// not known to allow the transform solve).
 std::unique_ptr<PressureSolver> make_pressure_solver(PressureSolverKind kind, const PoissonHierarchy* h,
                                                      bool has_solids, const std::string& backend_refusal = {});
 

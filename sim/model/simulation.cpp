@@ -83,13 +83,12 @@ Simulation::Simulation(const Config& cfg, std::unique_ptr<Backend> backend, cons
   rule_.inject_rate = cfg.inject.rate;
   backend_->set_constants(k_);
   backend_->upload(state);
-  if (cfg.solver == PressureSolverKind::jacobi || cfg.solver == PressureSolverKind::sor) {
-    solver_ = make_pressure_solver(cfg.solver, nullptr, k_.has_solids != 0);
-  } else {
-    const PoissonHierarchy h = build_poisson_hierarchy(grid_, state.open, k_);
-    solver_ = make_pressure_solver(cfg.solver, &h, k_.has_solids != 0, backend_->transform_refusal());
-    solver_->prepare(*backend_, h);
-  }
+  // The solver the memory checks budgeted for this config and backend.
+  const std::string refusal = backend_->transform_refusal();
+  const PressureSolverKind solver = resolve_solver(cfg, refusal);
+  solver_ = make_pressure_solver(solver, why_no_transform(cfg, refusal));
+  if (solver != PressureSolverKind::jacobi && solver != PressureSolverKind::sor)
+    solver_->prepare(*backend_, build_poisson_hierarchy(grid_, state.open, k_));
   device_ = cfg.graphs && solver_->solves_on_device() ? backend_->device_stepping() : nullptr;
   async_ = device_ != nullptr;
   if (async_) solver_->set_device_settings(settings_);

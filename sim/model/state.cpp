@@ -18,15 +18,8 @@ enum Stream : uint32_t { kStreamX = 0, kStreamY = 1, kStreamD = 2 };
 }  // namespace
 
 int obstacle_at(const Config& cfg, double x, double y, double margin) {
-  for (size_t k = 0; k < cfg.obstacles.size(); ++k) {
-    const Obstacle& o = cfg.obstacles[k];
-    if (o.shape == ObstacleShape::circle) {
-      const double r = o.radius + margin;
-      if ((x - o.x) * (x - o.x) + (y - o.y) * (y - o.y) < r * r) return static_cast<int>(k);
-    } else if (x > o.x0 - margin && x < o.x1 + margin && y > o.y0 - margin && y < o.y1 + margin) {
-      return static_cast<int>(k);
-    }
-  }
+  for (size_t k = 0; k < cfg.obstacles.size(); ++k)
+    if (inside_obstacle(obstacle_shape<double>(cfg.obstacles[k]), x, y, margin)) return static_cast<int>(k);
   return -1;
 }
 

@@ -6,6 +6,7 @@
 
 #include "sim/model/config.hpp"
 #include "sim/model/grid.hpp"
+#include "sim/model/obstacle.hpp"
 #include "sim/model/particles.hpp"
 
 namespace sim {
@@ -29,8 +30,9 @@ struct SimState {
 };
 
 // Whether (x, y) lies inside one of the config's obstacles grown by
-// `margin` (a particle's radius when placing it): the one test the initial
-// state, the open mask and the restart's particle check share.
+// `margin` (a particle's radius when placing it), in float64: the initial
+// state, the open mask and the restart's particle check ask it of each
+// obstacle with the test the particle step uses (sim/model/obstacle.hpp).
 bool inside_obstacle(const Config& cfg, double x, double y, double margin = 0.0);
 // The first of the config's obstacles (in config order) that (x, y) lies
 // inside, grown by `margin`, or -1: the obstacle a closed cell belongs to.
