@@ -52,7 +52,7 @@ class CudaBackend final : public Backend, public DeviceStepping {
   std::string name() const override {
     return "cuda: " + describe(dev_) + ranks_->describe() + rows_->describe();
   }
-  std::string transform_refusal() const override { return cuda::transform_refusal(rows_->split() != nullptr); }
+  std::string transform_refusal() const override { return cuda::transform_refusal(rows_->split()); }
   const RankSplit& ranks() const override { return *ranks_; }
 
   std::string strategies() const override {

@@ -243,7 +243,7 @@ void claim_run(const Config& cfg, const RunOptions& opts, std::optional<OutputLo
     if (!opts.restart.empty()) check_path("--restart", opts.restart);
     // Before anything is allocated or created: a run the machine cannot hold
     // is refused in one line with the memory it needs and what there is.
-    check_run_fits(cfg, ranks_on_host, split);
+    check_run_fits(cfg, ranks_on_host, comm.size() > 1);
     // Before any work: a run that cannot write its results should not start.
     prepare_output_dir(cfg.output);
     lock.emplace(cfg.output);
