@@ -8,7 +8,7 @@
 #include "cuda/particle_launch.cuh"
 #include "sim/model/faces.hpp"
 #include "sim/model/halo.hpp"
-#include "sim/model/particle_physics.hpp"
+#include "sim/model/coupling_physics.hpp"
 
 namespace sim::cuda {
 namespace {

@@ -5,7 +5,7 @@
 #include "cuda/check.hpp"
 #include "cuda/kernels.hpp"
 #include "cuda/particle_launch.cuh"
-#include "sim/model/particle_physics.hpp"
+#include "sim/model/coupling_physics.hpp"
 
 namespace sim::cuda {
 namespace {

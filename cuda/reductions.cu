@@ -14,7 +14,7 @@
 #include "sim/model/faces.hpp"
 #include "sim/model/fluid_physics.hpp"
 #include "sim/model/halo.hpp"
-#include "sim/model/particle_physics.hpp"
+#include "sim/model/coupling_physics.hpp"
 
 namespace sim::cuda {
 namespace {

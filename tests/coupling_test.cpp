@@ -9,7 +9,7 @@
 #include <cmath>
 #include <vector>
 
-#include "sim/model/particle_physics.hpp"
+#include "sim/model/coupling_physics.hpp"
 #include "support/cases.hpp"
 #include "support/coupling.hpp"
 

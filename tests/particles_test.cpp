@@ -6,7 +6,7 @@
 #include <set>
 
 #include "sim/model/obstacle.hpp"
-#include "sim/model/particle_physics.hpp"
+#include "sim/model/coupling_physics.hpp"
 #include "io/restart.hpp"
 #include "io/snapshot_files.hpp"
 #include "io/snapshot_reader.hpp"

@@ -1,6 +1,6 @@
 #include "sim/app/memory_check.hpp"
 
-#include "sim/model/particle_physics.hpp"
+#include "sim/model/coupling_physics.hpp"
 
 #include <unistd.h>
 
@@ -17,7 +17,7 @@
 #include "io/snapshot_thread.hpp"
 #include "sim/app/backend_factory.hpp"
 #include "sim/model/grid.hpp"
-#include "sim/model/particle_physics.hpp"
+#include "sim/model/coupling_physics.hpp"
 #include "sim/model/particles.hpp"
 #include "sim/model/poisson.hpp"
 #include "sim/model/state.hpp"

@@ -25,7 +25,7 @@
 #include "sim/model/faces.hpp"
 #include "sim/model/fluid_physics.hpp"
 #include "sim/model/injection.hpp"
-#include "sim/model/particle_physics.hpp"
+#include "sim/model/coupling_physics.hpp"
 #include "sim/ranks/rank_split.hpp"
 
 namespace sim {

@@ -47,7 +47,7 @@
 #include "sim/ranks/comm.hpp"
 #include "sim/ranks/decomposition.hpp"
 #include "sim/ranks/halo_exchange.hpp"
-#include "sim/model/particle_physics.hpp"
+#include "sim/model/coupling_physics.hpp"
 #include "sim/model/particles.hpp"
 
 namespace sim {
