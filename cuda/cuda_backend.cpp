@@ -935,7 +935,8 @@ class CudaBackend final : public Backend, public DeviceStepping {
 }  // namespace
 }  // namespace cuda
 
-CudaMemoryNeed cuda_memory_need(const Config& cfg, const Grid& grid, bool ranks) {
+CudaMemoryNeed cuda_memory_need(const Config& asked, const Grid& grid, bool ranks) {
+  const Config cfg = resolved_strategies(asked);  // as make_cuda_backend
   const cuda::DeviceInfo dev = cuda::query_device();
   const cuda::StencilOpts so =
       cuda::make_stencil_opts(cfg.stencil, cfg.block_x, cfg.block_y, !cfg.obstacles.empty());
@@ -951,7 +952,9 @@ CudaMemoryNeed cuda_memory_need(const Config& cfg, const Grid& grid, bool ranks)
   return m;
 }
 
-std::unique_ptr<Backend> make_cuda_backend(const Config& cfg, const Grid& grid, std::shared_ptr<const SlabRows> ranks) {
+std::unique_ptr<Backend> make_cuda_backend(const Config& asked, const Grid& grid, std::shared_ptr<const SlabRows> ranks) {
+  // The strategies a loaded config has resolved already, a Config built in code here.
+  const Config cfg = resolved_strategies(asked);
   bool shared_gpu = false;
   if (ranks) {
     // What a run over GPU ranks does not do, in one line before anything is allocated.
