@@ -218,6 +218,7 @@ void with_stencil(const Exec& e, const StencilOpts& o, Body&& body) {
     case Stencil::vector: pick(LdgAccess{}); break;  // its own Jacobi sweep; every other stencil as ldg
     case Stencil::temporal: pick(LdgAccess{}); break;  // as vector, plus several Jacobi sweeps per pass
     case Stencil::shared: pick(SharedAccess{}); break;
+    case Stencil::auto_: break;  // resolved before: make_stencil_opts refuses it
   }
 }
 

@@ -370,7 +370,8 @@ ParticleCounters CudaBackend::read_counters() {
 
 namespace sim {
 
-CudaMemoryNeed cuda_memory_need(const Config& cfg, const Grid& grid, bool ranks) {
+CudaMemoryNeed cuda_memory_need(const Config& asked, const Grid& grid, bool ranks) {
+  const Config cfg = resolved_strategies(asked);  // as make_cuda_backend
   const cuda::DeviceInfo dev = cuda::query_device();
   const cuda::StencilOpts so =
       cuda::make_stencil_opts(cfg.stencil, cfg.block_x, cfg.block_y, !cfg.obstacles.empty());
@@ -386,7 +387,9 @@ CudaMemoryNeed cuda_memory_need(const Config& cfg, const Grid& grid, bool ranks)
   return m;
 }
 
-std::unique_ptr<Backend> make_cuda_backend(const Config& cfg, const Grid& grid, std::shared_ptr<const RankSplit> split) {
+std::unique_ptr<Backend> make_cuda_backend(const Config& asked, const Grid& grid, std::shared_ptr<const RankSplit> split) {
+  // The strategies a loaded config has resolved already, a Config built in code here.
+  const Config cfg = resolved_strategies(asked);
   bool shared_gpu = false;
   const SlabRows* ranks = split ? split->slabs() : nullptr;
   if (ranks && ranks->ranks() == 1) ranks = nullptr;

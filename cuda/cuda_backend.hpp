@@ -20,7 +20,9 @@ bool cuda_backend_built();
 // `ranks`: this process's rank of a run split into slabs of rows
 // (sim/ranks/rank_split.hpp; its GPU: the rank's place on its host
 // modulo the host's GPUs, rows exchanged through NCCL), or null for a run
-// of one process. Collective over the ranks when given.
+// of one process. Collective over the ranks when given. The GPU strategies
+// `cfg` leaves automatic are resolved here (resolve_strategies), as the
+// config loader resolves them.
 std::unique_ptr<Backend> make_cuda_backend(const Config& cfg, const Grid& grid,
                                            std::shared_ptr<const RankSplit> ranks = nullptr);
 bool cuda_device_available();

@@ -54,7 +54,7 @@ struct StencilOpts {
 // cost a smaller fraction of the loads (34x18 loads for 32x16 points).
 int default_block_x(Stencil s);
 int default_block_y(Stencil s);
-// 0 = default; validates
+// 0 = default; validates; `s` resolved (not auto: resolve_strategies)
 StencilOpts make_stencil_opts(Stencil s, int block_x, int block_y, bool solids,
                               AdvectionScheme advection = AdvectionScheme::central);
 

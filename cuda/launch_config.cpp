@@ -21,6 +21,8 @@ size_t shared_tile_bytes(int fields, int bx, int by, int radius) {
 }
 
 StencilOpts make_stencil_opts(Stencil s, int block_x, int block_y, bool solids, AdvectionScheme advection) {
+  if (s == Stencil::auto_)
+    throw std::invalid_argument("make_stencil_opts: gpu.stencil = auto is resolved first (resolve_strategies)");
   StencilOpts o;
   o.variant = s;
   o.block_x = block_x > 0 ? block_x : default_block_x(s);

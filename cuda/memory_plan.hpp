@@ -43,7 +43,9 @@ struct MemoryPlan {
 // process.
 std::string transform_refusal(bool ranks);
 
-// Throws when a count exceeds the 32-bit indexing of the kernels. `ranks`:
+// `cfg`'s strategies resolved (resolve_strategies: cuda_memory_need and
+// make_cuda_backend plan that way). Throws when a count exceeds the 32-bit
+// indexing of the kernels. `ranks`:
 // one rank of a run over GPU ranks. The pressure solver budgeted is the one
 // the run makes: resolve_solver (sim/model/poisson.hpp) with
 // transform_refusal(ranks).

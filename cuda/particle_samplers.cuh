@@ -77,6 +77,7 @@ void with_sampler(const VelocitySource& f, Body&& body) {
     case Sampling::texture: body(TextureSampler{f.tex_u, f.tex_v}); break;
     case Sampling::packed: body(PackedSampler{f.u4, f.v4}); break;
     case Sampling::software: body(SoftwareSampler{f.u, f.v}); break;
+    case Sampling::auto_: break;  // resolved before the backend is made (resolve_strategies)
   }
 }
 

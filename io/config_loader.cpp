@@ -298,6 +298,7 @@ class Loader {
     switch (f.type) {
       case ValueType::integer:
         if (const auto* p = n.as_integer()) v = p->get();
+        if (const auto* p = n.as_string(); p && f.auto_value && p->get() == "auto") v = *f.auto_value;
         break;
       case ValueType::number:
         if (const auto* p = n.as_floating_point()) v = p->get();
@@ -556,8 +557,7 @@ Config load_config_string(const std::string& toml_text_in, const std::string& so
   for (const auto& o : overrides) loader.apply_override(o);
   loader.validate();
   loader.cfg.source = source_name;
-  const std::string chose =
-      choose_case_strategies(loader.cfg, [&](const std::string& key) { return loader.given(key); });
+  const std::string chose = resolve_strategies(loader.cfg);
   if (case_choices) *case_choices = chose;
   for (const auto& [key, origin] : loader.origins())
     if (origin.rfind("--set ", 0) == 0) loader.cfg.set_by.emplace(key, origin);

@@ -18,8 +18,9 @@ struct ConfigError : std::runtime_error {
 // Throws ConfigError. Config::source is set to `path`. A file larger than
 // 1 MiB is refused after reading 1 MiB + 1 byte; key names longer than 256
 // characters are refused, cut to 40 characters in the message.
-// `case_choices`, when given: what choose_case_strategies chose for the GPU
-// strategy keys the config left unset, and why ("" when nothing), for the
+// The GPU strategies the config leaves automatic (unset or "auto") are
+// resolved (resolve_strategies, sim/model/strategies.hpp); `case_choices`,
+// when given: what it chose by the case and why ("" when nothing), for the
 // run's report.
 Config load_config(const std::string& path, const std::vector<std::string>& overrides = {},
                    std::string* case_choices = nullptr);

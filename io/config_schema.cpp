@@ -65,6 +65,13 @@ Field<T> integer(std::string key, F acc, std::string unit, Range r, std::string 
   return f;
 }
 
+// An integer that also takes the word "auto" for `auto_value`.
+template <class T>
+Field<T> with_auto(Field<T> f, int64_t auto_value) {
+  f.auto_value = auto_value;
+  return f;
+}
+
 template <class T, class F>
 Field<T> boolean(std::string key, F acc, std::string desc) {
   auto f = base<T>(std::move(key), ValueType::boolean, "", any(), std::move(desc));
@@ -212,11 +219,11 @@ void run_keys(std::vector<Field<Config>>& k) {
 // The CUDA backend's strategies.
 void gpu_keys(std::vector<Field<Config>>& k) {
   using C = Config;
-  k.push_back(enumeration<Stencil, C>("gpu.stencil", SIM_MEMBER(stencil), "Grid stencil kernels: plain loads, read-only cache, shared-memory tiles, (vector) the Jacobi sweep with 16-byte loads and rows in registers, or (temporal) as vector with four Jacobi sweeps per pass through memory. Unset: with the jacobi solver vector, temporal from 8192^2 cells on; else ldg."));
+  k.push_back(enumeration<Stencil, C>("gpu.stencil", SIM_MEMBER(stencil), "Grid stencil kernels: plain loads, read-only cache, shared-memory tiles, (vector) the Jacobi sweep with 16-byte loads and rows in registers, or (temporal) as vector with four Jacobi sweeps per pass through memory. auto: with the jacobi solver vector, temporal from 8192^2 cells on; else ldg."));
   k.push_back(enumeration<ConstantsIn, C>("gpu.constants", SIM_MEMBER(constants), "Where kernels read the run constants from."));
-  k.push_back(enumeration<Sampling, C>("gpu.sampling", SIM_MEMBER(sampling), "Fluid velocity at particles: software bilinear (8 gathers), texture hardware, or packed (the 4 corners of each stencil in one 16-byte load per component). Unset: packed from 2^20 particle slots on, else software."));
-  k.push_back(enumeration<Deposit, C>("gpu.deposit", SIM_MEMBER(deposit), "Two-way force deposit: per-particle float atomics (not reproducible), a face-sorted reduction of 8 pairs a particle (each face summed in the CPU's order), a gather by stencil node (one sort key a particle), or 64-bit fixed-point atomics (integer sums, which have no order, at the cost of the float atomics); sorted, gather and fixed are bitwise reproducible, whatever the order of the particles in memory. Unset: fixed."));
-  k.push_back(integer<C>("gpu.sort_every", SIM_MEMBER(sort_every), "steps", ge(0), "Sort particles by cell every K steps; 0 = never. Unset: 10 from 2^20 particle slots on, else 0."));
+  k.push_back(enumeration<Sampling, C>("gpu.sampling", SIM_MEMBER(sampling), "Fluid velocity at particles: software bilinear (8 gathers), texture hardware, or packed (the 4 corners of each stencil in one 16-byte load per component). auto: packed from 2^20 particle slots on, else software."));
+  k.push_back(enumeration<Deposit, C>("gpu.deposit", SIM_MEMBER(deposit), "Two-way force deposit: per-particle float atomics (not reproducible), a face-sorted reduction of 8 pairs a particle (each face summed in the CPU's order), a gather by stencil node (one sort key a particle), or 64-bit fixed-point atomics (integer sums, which have no order, at the cost of the float atomics); sorted, gather and fixed are bitwise reproducible, whatever the order of the particles in memory. auto: fixed with two-way coupling and particles, else sorted."));
+  k.push_back(with_auto(integer<C>("gpu.sort_every", SIM_MEMBER(sort_every), "steps", ge(-1), "Sort particles by cell every K steps; 0 = never. auto (or -1): 10 from 2^20 particle slots on, else 0."), kAutoSortEvery));
   k.push_back(boolean<C>("gpu.graphs", SIM_MEMBER(graphs),
                          "Step without host round trips: each step's launches recorded once as CUDA graphs and replayed, "
                          "dt chosen on the device, the step's norms read back a few steps later (with the fft solver)."));
@@ -367,13 +374,14 @@ std::string expected_text(const FieldInfo& f) {
     const std::string words = range_words(f.range, true);
     if (!words.empty()) s += " " + words;
   }
+  if (f.auto_value) s += " or \"auto\"";
   if (!f.range.why.empty()) s += " (" + f.range.why + ")";
   return s;
 }
 
 std::string allowed_text(const FieldInfo& f) {
   switch (f.type) {
-    case ValueType::integer:
+    case ValueType::integer: return range_words(f.range, false) + (f.auto_value ? ", `\"auto\"`" : "");
     case ValueType::number: return range_words(f.range, false);
     case ValueType::boolean: return "`true`, `false`";
     case ValueType::string: return f.range.non_empty ? "non-empty" : "";

@@ -42,6 +42,9 @@ struct FieldInfo {
   // Largest value the C++ member can hold (integers only); values above it are
   // rejected even when the range has no upper bound.
   std::optional<int64_t> type_max;
+  // Integers only: the value the string "auto" stands for (the member's
+  // automatic choice, within the range), where the key takes that word.
+  std::optional<int64_t> auto_value;
   // Numbers only: the solver computes with the value in float32 (sim::real),
   // so a nonzero value must be a normal float32 (see float32_problem).
   bool float32 = false;

@@ -30,7 +30,9 @@ std::string toml_string_literal(std::string_view s) {
 
 std::string format_toml_value(const FieldInfo& f, const ConfigValue& v) {
   switch (f.type) {
-    case ValueType::integer: return std::to_string(std::get<int64_t>(v));
+    case ValueType::integer:
+      if (f.auto_value && std::get<int64_t>(v) == *f.auto_value) return "\"auto\"";
+      return std::to_string(std::get<int64_t>(v));
     case ValueType::number: {
       std::string s = format_number(std::get<double>(v));
       // A float must not read back as an integer: "1000" -> "1000.0".
@@ -67,7 +69,9 @@ void write_array(std::string& out, const TableArraySchema<T>& a, const std::vect
 
 }  // namespace
 
-std::string config_to_toml(const Config& cfg) {
+std::string config_to_toml(const Config& in) {
+  // The strategies as the run resolves them (a Config built in code may hold auto).
+  const Config cfg = resolved_strategies(in);
   const ConfigSchema& s = config_schema();
   std::string out = "# Resolved configuration (every key; units in brackets).\n";
   std::string table;

@@ -1,5 +1,7 @@
-// The resolved configuration as TOML text: every schema key, in schema order.
-// load_config_string() reads it back to an identical Config; snapshots store it.
+// The resolved configuration as TOML text: every schema key, in schema order,
+// the GPU strategies resolved (resolved_strategies, sim/model/strategies.hpp).
+// load_config_string() reads it back to an identical Config (to one whose
+// strategies resolve alike, where `cfg` left some automatic); snapshots store it.
 #pragma once
 #include <string>
 #include <string_view>

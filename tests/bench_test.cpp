@@ -143,7 +143,7 @@ TEST_CASE("bench: the command line takes lists, comma-separated or repeated") {
   CHECK(cli_overrides(p.options) == std::vector<std::string>{"domain.nx=32", "run.backend=\"cpu\""});
 
   CHECK(parse_args({"bench", "--stencil", "naive,fast", "box.toml"}).err ==
-        "sim: error: --stencil: expected one of naive|ldg|shared|vector|temporal, got \"fast\"\n");
+        "sim: error: --stencil: expected one of auto|naive|ldg|shared|vector|temporal, got \"fast\"\n");
   CHECK(parse_args({"bench", "--steps", "0", "box.toml"}).code == 2);
   CHECK(parse_args({"bench", "--micro-sizes", "4", "box.toml"}).code == 2);
   CHECK(parse_args({"bench"}).err == "sim: error: CONFIG is required\n");

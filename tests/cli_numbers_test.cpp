@@ -66,8 +66,9 @@ TEST_CASE("cli numbers: hexadecimal, octal-looking, spaced and empty integers re
   for (const char* opt : {"--block-x", "--block-y", "--sort-every"}) {
     CAPTURE(opt);
     const std::string o = opt;
-    CHECK(error_of({o, "0x10"}) == "sim: error: " + o + ": expected an integer, got 0x10\n");
-    CHECK(error_of({o, ""}) == "sim: error: " + o + ": expected an integer, got an empty value\n");
+    const std::string expected = o == "--sort-every" ? "an integer or \"auto\"" : "an integer";  // gpu.sort_every takes auto
+    CHECK(error_of({o, "0x10"}) == "sim: error: " + o + ": expected " + expected + ", got 0x10\n");
+    CHECK(error_of({o, ""}) == "sim: error: " + o + ": expected " + expected + ", got an empty value\n");
     CHECK(error_of({o, "99999999999999999999"}) ==
           "sim: error: " + o + ": out of range of a 64-bit integer: 99999999999999999999\n");
   }
@@ -93,7 +94,8 @@ TEST_CASE("cli numbers: sim bench's integer options take the same forms") {
         "sim: error: --micro-sizes: expected an integer in [8, 2147483647], got 0x100\n");
   CHECK(error_of({"bench", "--micro-sizes", "4294967296"}) ==
         "sim: error: --micro-sizes: expected an integer in [8, 2147483647], got 4294967296\n");
-  CHECK(error_of({"bench", "--sort-every", "0x10"}) == "sim: error: --sort-every: expected an integer, got 0x10\n");
+  CHECK(error_of({"bench", "--sort-every", "0x10"}) ==
+        "sim: error: --sort-every: expected an integer or \"auto\", got 0x10\n");
 
   const Parsed p = parse_args({"bench", "--steps", "010", "--warmup", "+03", "--micro-sizes", "064,0128",
                                "--micro-particles", "010K,+2M", "--copy-mib", "016", "box.toml"});

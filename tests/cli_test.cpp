@@ -73,10 +73,28 @@ TEST_CASE("cli: a single --set does not swallow the config path") {
   CHECK(test::config_error("", cli_overrides(neg.options)) == "--set run.steps=-5: run.steps: expected an integer >= 0, got -5");
 }
 
+// "auto" leaves a strategy to the case from the command line too, as in
+// a config file; gpu.sort_every, an integer, takes it, gpu.block_x not.
+TEST_CASE("cli: the GPU strategies take auto") {
+  const auto r = parse_args({"--sort-every", "auto", "--deposit", "auto", "--stencil=auto", "box.toml"});
+  REQUIRE(r.code == -1);
+  CHECK(cli_overrides(r.options) ==
+        std::vector<std::string>{"gpu.stencil=\"auto\"", "gpu.deposit=\"auto\"", "gpu.sort_every=\"auto\""});
+  const Config c = load_config_string("[[particles.regions]]\nx1 = 1.0\ny1 = 1.0\ncount = 10\n", "t.toml",
+                                      cli_overrides(r.options));
+  CHECK(c.sort_every == 0);
+  CHECK(c.deposit == Deposit::fixed);
+  CHECK(c.stencil == Stencil::ldg);
+  CHECK(parse_args({"--sort-every", "never", "box.toml"}).err ==
+        "sim: error: --sort-every: expected an integer or \"auto\", got never\n");
+  CHECK(parse_args({"--block-x", "auto", "box.toml"}).err ==
+        "sim: error: --block-x: expected an integer, got auto\n");
+}
+
 TEST_CASE("cli: usage errors exit 2 with one line") {
   CHECK(parse_args({"--layout", "xyz", "box.toml"}).err == "sim: error: --layout: expected one of aos|soa, got \"xyz\"\n");
   CHECK(parse_args({"--layout", "xyz", "box.toml"}).code == 2);
-  CHECK(parse_args({"--deposit=none", "box.toml"}).err == "sim: error: --deposit: expected one of atomic|sorted|gather|fixed, got \"none\"\n");
+  CHECK(parse_args({"--deposit=none", "box.toml"}).err == "sim: error: --deposit: expected one of auto|atomic|sorted|gather|fixed, got \"none\"\n");
   CHECK(parse_args({}).err == "sim: error: CONFIG is required\n");
   CHECK(parse_args({"--steps", "abc", "box.toml"}).code == 2);
   CHECK(parse_args({"--seed", "18446744073709551615", "box.toml"}).err ==

@@ -37,7 +37,7 @@ std::string dump(const Config& c) {
 
 TEST_CASE("config: empty text gives the default config") {
   const Config c = load_config_string("", "empty.toml", {});
-  CHECK(dump(c) == dump(Config{}));
+  CHECK(dump(c) == dump(resolved_strategies(Config{})));  // the loader resolves the automatic strategies
   CHECK(c.source == "empty.toml");
 }
 
@@ -466,7 +466,7 @@ TEST_CASE("config: a large run that fits this machine is accepted by the memory 
 // Catches a default that ignores the case (the same strategies for 20,000
 // and 16M particles), one that overrides what the file or --set gave, and
 // a report that does not say what was chosen.
-TEST_CASE("config: GPU strategies left unset are chosen by the case, set ones are kept") {
+TEST_CASE("config: GPU strategies left automatic are chosen by the case, set ones are kept") {
   std::string chose;
   const Config box = load_config(test::source_path("config/box.toml"), {}, &chose);  // 20,000 particles, solver auto
   CHECK(box.sampling == Sampling::software);
@@ -475,6 +475,7 @@ TEST_CASE("config: GPU strategies left unset are chosen by the case, set ones ar
   CHECK(box.stencil == Stencil::ldg);
   CHECK(chose.find("deposit=fixed") != std::string::npos);
   CHECK(chose.find("20000 particle slots") != std::string::npos);
+  const std::string chose_box = chose;
 
   const Config large = test::shipped_config("bench_large.toml");  // 2^24 particles, jacobi, 4096^2
   CHECK(large.sampling == Sampling::packed);
@@ -494,10 +495,101 @@ TEST_CASE("config: GPU strategies left unset are chosen by the case, set ones ar
   CHECK(given.sampling == Sampling::texture);
   CHECK(chose.empty());
 
-  // no particles: nothing about particles is chosen; a config built in code keeps the plain defaults
+  // "auto" (and gpu.sort_every = -1) given in the file or by --set: chosen as if unset
+  std::string chose_auto;
+  const Config automatic =
+      load_config(test::source_path("config/box.toml"),
+                  {"gpu.deposit=\"auto\"", "gpu.sort_every=\"auto\"", "gpu.stencil=auto", "gpu.sampling=\"auto\""},
+                  &chose_auto);
+  CHECK(describe_strategies(automatic, StrategyScope::cuda) == describe_strategies(box, StrategyScope::cuda));
+  CHECK(chose_auto == chose_box);
+  CHECK(load_config(test::source_path("config/box.toml"), {"gpu.sort_every=-1"}).sort_every == 0);
+  CHECK(test::config_error("[gpu]\nsort_every = \"never\"\n") ==
+        "t.toml:2:14: gpu.sort_every: expected an integer >= -1 or \"auto\", got \"never\"");
+  CHECK(test::config_error("[gpu]\nsort_every = -2\n") ==
+        "t.toml:2:14: gpu.sort_every: expected an integer >= -1 or \"auto\", got -2");
+  CHECK(test::config_error("[gpu]\nblock_x = \"auto\"\n").find("expected an integer in [0, 1024], got") !=
+        std::string::npos);
+
+  // no particles: nothing about particles is chosen (nor reported)
   load_config(test::source_path("config/taylor_green.toml"), {}, &chose);
   CHECK(chose.empty());
-  CHECK(Config{}.deposit == Deposit::sorted);
+  // a Config built in code holds auto until it is resolved
+  CHECK(Config{}.deposit == Deposit::auto_);
+  CHECK(Config{}.sort_every == kAutoSortEvery);
+  CHECK(resolved_strategies(Config{}).deposit == Deposit::sorted);  // no particles
+}
+
+namespace {
+
+// `c` as a config file: every key as the schema writes it, the automatic
+// strategies as "auto", the regions as tables.
+std::string as_file(const Config& c) {
+  const ConfigSchema& s = config_schema();
+  std::string out;
+  for (const auto& f : s.keys) out += f.key + " = " + format_toml_value(f, f.get(c)) + "\n";
+  for (const auto& r : c.regions) {
+    out += "[[particles.regions]]\n";
+    for (const auto& f : s.regions.fields) out += f.key + " = " + format_toml_value(f, f.get(r)) + "\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+// The automatic strategies do not depend on where the Config came from: one
+// built in code (tests, the benchmark) and the same config read from a file
+// resolve to the same stencil, sampling, deposit and sort, with the same
+// report, and the snapshot's config records what was resolved.
+// Catches: a code-built Config keeping other defaults (it kept sorted
+// deposits and no sort where a file got fixed deposits and a sort every 10
+// steps); a writer recording "auto".
+TEST_CASE("config: a Config built in code and the same config read from a file resolve to the same strategies") {
+  std::vector<Config> cases;
+  for (const int64_t count : {int64_t(0), int64_t(20000), int64_t(1) << 21})
+    for (const bool two_way : {true, false})
+      for (const PressureSolverKind solver : {PressureSolverKind::auto_, PressureSolverKind::jacobi}) {
+        Config c = test::quiet_box(64);
+        c.two_way = two_way;
+        c.solver = solver;
+        if (count > 0) c.regions.push_back({0.25, 0.25, 0.75, 0.75, count, 1e-4, 1e-4, 0.0, 0.0});
+        cases.push_back(c);
+      }
+  Config big = test::quiet_box(8192);  // the temporally blocked Jacobi sweep
+  big.solver = PressureSolverKind::jacobi;
+  cases.push_back(big);
+  Config kept = cases[4];  // what a Config sets stays
+  kept.deposit = Deposit::atomic;
+  kept.sort_every = 5;
+  cases.push_back(kept);
+  for (const Config& code : cases) {
+    const std::string text = as_file(code);
+    INFO(text);
+    std::string chose_file;
+    const Config file = load_config_string(text, "t.toml", {}, &chose_file);
+    Config resolved = code;
+    const std::string chose_code = resolve_strategies(resolved);
+    CHECK(describe_strategies(resolved, StrategyScope::cuda) == describe_strategies(file, StrategyScope::cuda));
+    CHECK(resolved.stencil == file.stencil);
+    CHECK(resolved.sampling == file.sampling);
+    CHECK(resolved.deposit == file.deposit);
+    CHECK(resolved.sort_every == file.sort_every);
+    CHECK(chose_code == chose_file);
+    CHECK(resolved_strategies(resolved).stencil == resolved.stencil);  // resolving twice changes nothing
+    // the snapshot's config: the resolved values, reading back to the same
+    const std::string written = config_to_toml(code);
+    for (const char* key : {"stencil = ", "sampling = ", "deposit = ", "sort_every = "})
+      CHECK(written.find(std::string(key) + "\"auto\"") == std::string::npos);
+    CHECK(config_to_toml(load_config_string(written, "t.toml", {})) == written);
+    CHECK(written == config_to_toml(file));
+  }
+  CHECK(resolved_strategies(cases[4]).deposit == Deposit::fixed);  // 20,000 particles, two-way
+  CHECK(resolved_strategies(cases[6]).deposit == Deposit::sorted);  // one-way: nothing to choose
+  CHECK(resolved_strategies(cases[8]).sort_every == 10);          // 2^21 particles
+  CHECK(resolved_strategies(cases[9]).sampling == Sampling::packed);
+  CHECK(resolved_strategies(cases[12]).stencil == Stencil::temporal);
+  CHECK(resolved_strategies(kept).deposit == Deposit::atomic);
+  CHECK(resolved_strategies(kept).sort_every == 5);
 }
 
 // Inflows with no outflow side must bring in no net volume: two facing

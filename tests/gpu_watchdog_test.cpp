@@ -27,6 +27,7 @@ TEST_CASE("gpu: watchdog names the NaN face and the NaN particle as the CPU does
     r.x1 = r.y1 = 0.8;
     r.count = 200;
     cfg.regions.push_back(r);
+    cfg.deposit = Deposit::sorted;  // each face summed in the CPU's order
     cfg.initial = InitialFlow::rest;
     SimState p = make_initial_state(cfg);
     p.particles.vx[137] = std::numeric_limits<real>::quiet_NaN();

@@ -201,15 +201,23 @@ std::string joined(const std::vector<std::string_view>& names) {
   return out;
 }
 
-// One of the option's names, or (no names) an integer; worded as the config
-// loader, so both front ends read alike.
+// Whether an integer option also takes the word "auto" (its config key does).
+bool takes_auto(const StrategyOption& o) {
+  const FieldInfo* f = config_schema().find(o.key);
+  return o.choices.empty() && f && f->auto_value;
+}
+
+// One of the option's names, or (no names) an integer or, where the key
+// takes it, "auto"; worded as the config loader, so both front ends read alike.
 CLI::Validator strategy_value(const StrategyOption& o) {
   return CLI::Validator(
       [&o](std::string& v) -> std::string {
         if (o.choices.empty()) {
+          if (v == "auto" && takes_auto(o)) return {};
           int64_t x = 0;
           const IntForm form = parse_decimal(v, x);
-          if (form != IntForm::ok) return int64_error(form, v);
+          if (form == IntForm::out_of_range || (form != IntForm::ok && !takes_auto(o))) return int64_error(form, v);
+          if (form != IntForm::ok) return "expected an integer or \"auto\", got " + got(v);
           v = std::to_string(x);
           return {};
         }
@@ -220,7 +228,9 @@ CLI::Validator strategy_value(const StrategyOption& o) {
 }
 
 std::string help_of(const StrategyOption& o) { return std::string(o.help) + " (" + std::string(o.key) + ")"; }
-std::string type_of(const StrategyOption& o) { return o.choices.empty() ? "N" : joined(o.choices); }
+std::string type_of(const StrategyOption& o) {
+  return o.choices.empty() ? (takes_auto(o) ? "N|auto" : "N") : joined(o.choices);
+}
 
 // A typed option per strategy (the last of repeats wins), gathered into `into` after parsing.
 struct StrategyFlags {
@@ -412,7 +422,8 @@ std::vector<std::string> cli_overrides(const CliOptions& o) {
   for (const StrategyOption& s : strategy_options()) {
     const auto given = o.strategies.find(s.name);
     if (given == o.strategies.end()) continue;
-    v.push_back(std::string(s.key) + "=" + (s.choices.empty() ? given->second : toml_string_literal(given->second)));
+    const bool number = s.choices.empty() && given->second != "auto";
+    v.push_back(std::string(s.key) + "=" + (number ? given->second : toml_string_literal(given->second)));
   }
   return v;
 }

@@ -19,7 +19,7 @@ struct RunOptions {
   // of rows on the CPU backend; rank 0 writes the snapshots and prints.
   Comm comm = Comm::serial();
   // What the config loader chose for the GPU strategies the config left
-  // unset (load_config's case_choices), reported on a CUDA backend.
+  // automatic (load_config's case_choices), reported on a CUDA backend.
   std::string case_choices;
 };
 

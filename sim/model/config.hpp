@@ -104,12 +104,13 @@ struct Config {
   Layout layout = Layout::soa;
   BackendKind backend = BackendKind::auto_;
 
-  // [gpu]
-  Stencil stencil = Stencil::ldg;
+  // [gpu] stencil, sampling, deposit and sort_every: auto (kAutoSortEvery)
+  // until resolve_strategies (sim/model/strategies.hpp) chooses by the case
+  Stencil stencil = Stencil::auto_;
   ConstantsIn constants = ConstantsIn::constant;
-  Sampling sampling = Sampling::software;
-  Deposit deposit = Deposit::sorted;
-  int64_t sort_every = 0;   // sort particles by cell every K steps; 0 = never
+  Sampling sampling = Sampling::auto_;
+  Deposit deposit = Deposit::auto_;
+  int64_t sort_every = kAutoSortEvery;  // sort particles by cell every K steps; 0 = never
   bool graphs = true;       // CUDA: replay each step's launches as graphs, scalars read back later
   int64_t block_level_cells = 1024;  // CUDA: multigrid levels of at most this many cells in one block's launch
   int64_t paired_smoothing_cells = 0;  // CUDA: multigrid levels from this size smooth in red-black pairs; 0 = none

@@ -15,12 +15,13 @@ namespace sim {
 
 SIM_ENUM_TABLE(Layout, {Layout::aos, "aos"}, {Layout::soa, "soa"})
 SIM_ENUM_TABLE(BackendKind, {BackendKind::auto_, "auto"}, {BackendKind::cpu, "cpu"}, {BackendKind::cuda, "cuda"})
-SIM_ENUM_TABLE(Stencil, {Stencil::naive, "naive"}, {Stencil::ldg, "ldg"}, {Stencil::shared, "shared"},
-               {Stencil::vector, "vector"}, {Stencil::temporal, "temporal"})
+SIM_ENUM_TABLE(Stencil, {Stencil::auto_, "auto"}, {Stencil::naive, "naive"}, {Stencil::ldg, "ldg"},
+               {Stencil::shared, "shared"}, {Stencil::vector, "vector"}, {Stencil::temporal, "temporal"})
 SIM_ENUM_TABLE(ConstantsIn, {ConstantsIn::constant, "constant"}, {ConstantsIn::global, "global"})
-SIM_ENUM_TABLE(Sampling, {Sampling::software, "software"}, {Sampling::texture, "texture"}, {Sampling::packed, "packed"})
-SIM_ENUM_TABLE(Deposit, {Deposit::atomic, "atomic"}, {Deposit::sorted, "sorted"}, {Deposit::gather, "gather"},
-               {Deposit::fixed, "fixed"})
+SIM_ENUM_TABLE(Sampling, {Sampling::auto_, "auto"}, {Sampling::software, "software"}, {Sampling::texture, "texture"},
+               {Sampling::packed, "packed"})
+SIM_ENUM_TABLE(Deposit, {Deposit::auto_, "auto"}, {Deposit::atomic, "atomic"}, {Deposit::sorted, "sorted"},
+               {Deposit::gather, "gather"}, {Deposit::fixed, "fixed"})
 SIM_ENUM_TABLE(PressureSolverKind, {PressureSolverKind::auto_, "auto"}, {PressureSolverKind::jacobi, "jacobi"},
                {PressureSolverKind::sor, "sor"}, {PressureSolverKind::multigrid, "multigrid"},
                {PressureSolverKind::fft, "fft"})
@@ -76,7 +77,7 @@ const std::vector<StrategyOption>& strategy_options() {
   return table;
 }
 
-std::string choose_case_strategies(Config& c, const std::function<bool(const std::string&)>& given) {
+std::string resolve_strategies(Config& c) {
   const int64_t particles = c.regions.empty() && c.inject.rate <= 0 ? 0 : c.particle_capacity();
   const bool many = particles >= kManyParticles;
   std::string chose;
@@ -84,30 +85,37 @@ std::string choose_case_strategies(Config& c, const std::function<bool(const std
     if (!chose.empty()) chose += ' ';
     chose += std::string(key) + "=" + std::string(value);
   };
-  if (!given("gpu.stencil") && c.solver == PressureSolverKind::jacobi) {
-    const int64_t cells = static_cast<int64_t>(c.nx) * c.ny;
-    c.stencil = cells >= kTemporalCells ? Stencil::temporal : Stencil::vector;
-    note("stencil", to_string(c.stencil));
+  if (c.stencil == Stencil::auto_) {
+    if (c.solver == PressureSolverKind::jacobi) {
+      const int64_t cells = static_cast<int64_t>(c.nx) * c.ny;
+      c.stencil = cells >= kTemporalCells ? Stencil::temporal : Stencil::vector;
+      note("stencil", to_string(c.stencil));
+    } else {
+      c.stencil = Stencil::ldg;
+    }
   }
-  if (particles > 0) {
-    if (!given("gpu.sampling")) {
-      c.sampling = many ? Sampling::packed : Sampling::software;
-      note("sampling", to_string(c.sampling));
-    }
-    if (!given("gpu.deposit") && c.two_way) {
-      c.deposit = Deposit::fixed;
-      note("deposit", to_string(c.deposit));
-    }
-    if (!given("gpu.sort_every")) {
-      c.sort_every = many ? 10 : 0;
-      note("sort_every", std::to_string(c.sort_every));
-    }
+  if (c.sampling == Sampling::auto_) {
+    c.sampling = many ? Sampling::packed : Sampling::software;
+    if (particles > 0) note("sampling", to_string(c.sampling));
+  }
+  if (c.deposit == Deposit::auto_) {
+    c.deposit = particles > 0 && c.two_way ? Deposit::fixed : Deposit::sorted;
+    if (particles > 0 && c.two_way) note("deposit", to_string(c.deposit));
+  }
+  if (c.sort_every == kAutoSortEvery) {
+    c.sort_every = many ? 10 : 0;
+    if (particles > 0) note("sort_every", std::to_string(c.sort_every));
   }
   if (chose.empty()) return {};
   return chose + " (" + std::to_string(particles) + " particle slots, " +
                    (many ? "at least " : "fewer than ") + std::to_string(kManyParticles) + "; " +
                    (c.solver == PressureSolverKind::jacobi ? "jacobi solver" : "solver " + std::string(to_string(c.solver))) +
                    ")";
+}
+
+Config resolved_strategies(Config c) {
+  resolve_strategies(c);
+  return c;
 }
 
 std::string describe_strategies(const Config& c, StrategyScope scope) {

@@ -19,12 +19,16 @@ enum class BackendKind { auto_, cpu, cuda };
 // shared memory; vector: the Jacobi sweep with 16-byte loads and rows kept in
 // registers (other stencils as ldg); temporal: as vector, and the Jacobi
 // solve does several sweeps per pass through memory (PressureOps::jacobi_sweeps).
-enum class Stencil { naive, ldg, shared, vector, temporal };
+// auto (here, in Sampling and in Deposit): chosen by the case
+// (resolve_strategies) before a backend is made.
+enum class Stencil { auto_, naive, ldg, shared, vector, temporal };
 // Jacobi sweeps per pass through memory of stencil=temporal (cuda/kernels.hpp).
 constexpr int kTemporalSweeps = 4;
 enum class ConstantsIn { constant, global };
-enum class Sampling { software, texture, packed };
-enum class Deposit { atomic, sorted, gather, fixed };
+enum class Sampling { auto_, software, texture, packed };
+enum class Deposit { auto_, atomic, sorted, gather, fixed };
+// gpu.sort_every chosen by the case (Config::sort_every; "auto" in a config).
+constexpr int64_t kAutoSortEvery = -1;
 enum class PressureSolverKind { auto_, jacobi, sor, multigrid, fft };
 enum class BoundaryKind { wall, free_slip, periodic, inflow, outflow };
 enum class InitialFlow { rest, uniform, taylor_green };
@@ -54,31 +58,41 @@ std::optional<E> parse_enum(std::string_view text) {
   return std::nullopt;
 }
 
-
-// Every value of E, in table order.
+// Every value of E that names one choice, in table order: auto, which
+// stands for one of the others, left out (the benchmark's axes, the tests'
+// strategy matrices).
 template <class E>
 std::vector<E> enum_values() {
   std::vector<E> out;
-  for (const auto& [v, name] : enum_names<E>()) out.push_back(v);
+  for (const auto& [v, name] : enum_names<E>())
+    if (name != "auto") out.push_back(v);
   return out;
 }
 
-// The GPU strategies a config file leaves unset (given(key) false for
-// gpu.stencil, gpu.sampling, gpu.deposit, gpu.sort_every), chosen by the
-// case as the measurements in docs/PERFORMANCE.md found fastest among the
-// exact, deterministic ones: the fixed-point deposit at every size (on the
-// H200 box.toml 5,591 steps/s against 4,598 sorted and 5,601 with float
-// atomics; bench_large 13.17 ms against 15.70 gather and 12.67 atomic);
-// from kManyParticles slots on packed sampling and a sort by cell every 10
-// steps, below them software sampling and no sort (launch-bound);
-// for the Jacobi solver the vector sweep, and from kTemporalCells cells on
-// the temporally blocked one (on the H200: 384 against 338 Gcell/s at
-// 8192^2, 424 against 357 at 16384^2; at 4096^2 it loses, 186 against
-// 279). Returns what it chose and why, for the run's report ("" when it
-// chose nothing).
+// The GPU strategies a config leaves automatic (gpu.stencil, gpu.sampling,
+// gpu.deposit = auto, gpu.sort_every = kAutoSortEvery), chosen by the case
+// as the measurements in docs/PERFORMANCE.md found fastest among the exact,
+// deterministic ones: the fixed-point deposit at every size (on the H200
+// box.toml 5,591 steps/s against 4,598 sorted and 5,601 with float atomics;
+// bench_large 13.17 ms against 15.70 gather and 12.67 atomic); from
+// kManyParticles slots on packed sampling and a sort by cell every 10
+// steps, below them software sampling and no sort (launch-bound); for the
+// Jacobi solver the vector sweep, and from kTemporalCells cells on the
+// temporally blocked one (on the H200: 384 against 338 Gcell/s at 8192^2,
+// 424 against 357 at 16384^2; at 4096^2 it loses, 186 against 279). Where
+// the case has nothing to choose (another solver; no particles; one-way
+// coupling for the deposit) stencil ldg, sampling software, deposit sorted,
+// sort_every 0. The one place these are chosen: the config loader calls it
+// (its report: RunOptions::case_choices), and so does every maker of a
+// CUDA backend or its memory plan from a Config (cuda_memory_need,
+// make_cuda_backend), so a Config built in code gets the choices a config
+// file would. Returns what it chose by the case and why, for the run's
+// report ("" when nothing); the explicit values stay.
 constexpr int64_t kManyParticles = int64_t(1) << 20;
 constexpr int64_t kTemporalCells = int64_t(8192) * 8192;
-std::string choose_case_strategies(Config& c, const std::function<bool(const std::string&)>& given);
+std::string resolve_strategies(Config& c);
+// `c` with its strategies resolved.
+Config resolved_strategies(Config c);
 
 // Which backends a strategy option selects code of.
 enum class StrategyScope {
