@@ -126,7 +126,7 @@ void jacobi_sweep(const Exec& e, const StencilOpts& o, const real* phi, const re
 // to single sweeps otherwise). Four: the pass then moves 3.1 B per cell and
 // sweep, far below the copy roof, so deeper passes would only add
 // redundant halo work and registers (docs/GPU_BACKEND.md). kTemporalSweeps:
-// sim/strategies.hpp.
+// sim/model/strategies.hpp.
 void jacobi_sweeps_temporal(const Exec& e, const real* phi, const real* rhs, real* out, int sweeps);
 void sor_sweep(const Exec& e, const StencilOpts& o, real* phi, const real* rhs, const real* open, int color);
 // partials[b] = sum of (rhs - lap phi)^2 over block b.

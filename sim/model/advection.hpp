@@ -1,6 +1,6 @@
 // Host-side pieces of fluid.advection: the obstacle clearance field the
 // quick scheme reads, and the warning about central advection at a high
-// cell Reynolds number. The scheme itself is in sim/fluid_physics.hpp.
+// cell Reynolds number. The scheme itself is in sim/model/fluid_physics.hpp.
 #pragma once
 #include <string>
 #include <vector>

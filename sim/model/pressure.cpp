@@ -71,7 +71,7 @@ class SorSolver final : public PressureSolver {
 
 // Conjugate gradients on A x = b preconditioned by one symmetric V-cycle
 // (McAdams, Sifakis & Teran 2010): the Krylov vectors are float64 on the
-// grid, the V-cycle runs in float32 on the levels of sim/poisson.hpp. An
+// grid, the V-cycle runs in float32 on the levels of sim/model/poisson.hpp. An
 // iteration is one V-cycle, one operator application and three dot products.
 class MultigridSolver final : public PressureSolver {
  public:
