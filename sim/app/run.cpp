@@ -25,7 +25,6 @@
 #include "sim/app/cli.hpp"
 #include "sim/model/advection.hpp"
 #include "sim/app/memory_check.hpp"
-#include "sim/cpu/cpu_backend.hpp"
 #include "sim/ranks/agree.hpp"
 #include "sim/ranks/slab_rows.hpp"
 #include "sim/model/simulation.hpp"

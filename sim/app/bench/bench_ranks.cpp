@@ -17,7 +17,6 @@
 #include "sim/app/backend_factory.hpp"
 #include "sim/app/bench/bench.hpp"
 #include "sim/app/run.hpp"
-#include "sim/cpu/cpu_backend.hpp"
 #include "sim/ranks/agree.hpp"
 #include "sim/ranks/slab_rows.hpp"
 #include "sim/model/simulation.hpp"
