@@ -91,6 +91,26 @@ TEST_CASE("architecture: every file includes only the layers the include rule al
   CHECK(checked > 300);
 }
 
+TEST_CASE("architecture: the application reaches a backend through its entry header only") {
+  // docs/ARCHITECTURE.md, "Backends are reached through sim/model/backend.hpp".
+  int seen = 0;
+  for (const Include& i : project_includes(SIM_SOURCE_DIR)) {
+    if (layer_of(i.file) != "sim/app") continue;
+    const std::string to = layer_of(i.target);
+    INFO(i.file << ":" << i.line << " includes " << i.target);
+    if (to == "cuda") {
+      CHECK(i.target == "cuda/cuda_backend.hpp");
+      ++seen;
+    }
+    if (to == "sim/cpu") {
+      CHECK(i.file == "sim/app/backend_factory.cpp");
+      CHECK(i.target == "sim/cpu/cpu_backend.hpp");
+      ++seen;
+    }
+  }
+  CHECK(seen >= 2);  // the factory makes both
+}
+
 TEST_CASE("architecture: the include rule is written in docs/ARCHITECTURE.md as the test checks it") {
   // Each layer's line of the rule table in the doc: "| `folder` | `a`, `b` |".
   std::ifstream in(fs::path(SIM_SOURCE_DIR) / "docs" / "ARCHITECTURE.md");
