@@ -374,7 +374,7 @@ CudaMemoryNeed cuda_memory_need(const Config& asked, const Grid& grid, bool rank
   const Config cfg = resolved_strategies(asked);  // as make_cuda_backend
   const cuda::DeviceInfo dev = cuda::query_device();
   const cuda::StencilOpts so =
-      cuda::make_stencil_opts(cfg.stencil, cfg.block_x, cfg.block_y, !cfg.obstacles.empty());
+      cuda::make_stencil_opts(cfg.stencil, cfg.block_x, cfg.block_y, !cfg.obstacles.empty(), cfg.advection);
   const cuda::MemoryPlan plan = cuda::plan_memory(cfg, grid, so, ranks);
   CudaMemoryNeed m;
   m.grid = plan.fields + plan.reductions + plan.multigrid + plan.transform;
