@@ -47,7 +47,7 @@ __global__ void __launch_bounds__(kParticleBlock) took_deposit_kernel(KP kp, Imp
 }
 
 // Every fluid face of this rank's rows pays its share of what its particles
-// took (reaction_share) into stage, twice (its weight in stage 2); what it
+// took (reaction_share) into stage, kBasePayback times (sim/model/time_scheme.hpp); what it
 // could not pay is summed per block, in a fixed order, into im.partials.
 template <class KP>
 __global__ void reaction_pay_kernel(KP kp, ImpulseFields im, const real* __restrict__ open, int64_t slots, int row0,
@@ -64,8 +64,8 @@ __global__ void reaction_pay_kernel(KP kp, ImpulseFields im, const real* __restr
     const bool fv = active_v(i, j, k) && !(k.has_solids && solid_v(open, c, k.pitch));
     const real pu = fu ? reaction_share(tu, im.u_after[c] - im.u_before[c], k) : real(0);
     const real pv = fv ? reaction_share(tv, im.v_after[c] - im.v_before[c], k) : real(0);
-    im.u_free[c] -= real(2) * pu / k.cell_mass;
-    im.v_free[c] -= real(2) * pv / k.cell_mass;
+    im.u_free[c] -= kBasePayback * pu / k.cell_mass;
+    im.v_free[c] -= kBasePayback * pv / k.cell_mass;
     lx = static_cast<double>(tu) - static_cast<double>(pu);
     ly = static_cast<double>(tv) - static_cast<double>(pv);
   }
@@ -89,9 +89,9 @@ __global__ void reaction_kernel(KP kp, const double* __restrict__ gained, int64_
   if (i > k.nx || j >= face_end) return;
   const int c = at(k, i, j);
   if (active_u(i, j, k) && !(k.has_solids && solid_u(open, c)))
-    us[c] += real(2) * reaction_velocity(gained[0], faces_u, k);
+    us[c] += kBasePayback * reaction_velocity(gained[0], faces_u, k);
   if (active_v(i, j, k) && !(k.has_solids && solid_v(open, c, k.pitch)))
-    vs[c] += real(2) * reaction_velocity(gained[1], faces_v, k);
+    vs[c] += kBasePayback * reaction_velocity(gained[1], faces_v, k);
 }
 
 }  // namespace

@@ -91,7 +91,7 @@ TEST_CASE("projection: the Jacobi residual falls monotonically") {
   backend->upload(st);
   backend->fill_velocity_halo();
   backend->copy_velocity(sim::VelocityField::current, sim::VelocityField::saved);
-  backend->rk_stage(sim::VelocityField::saved, sim::VelocityField::saved, sim::VelocityField::current, 0.0f, 1.0f, 1.0f);
+  backend->rk_stage(sim::VelocityField::saved, sim::VelocityField::saved, sim::VelocityField::current, 0.0f, 1.0f, 1.0f, 1.0f);
   sim::PressureSettings ps;
   ps.tolerance = 1e-5;
   ps.max_iterations = 20000;

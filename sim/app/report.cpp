@@ -65,12 +65,27 @@ void print_summary(std::ostream& os, const RunSummary& s) {
      << s.last_pressure.iterations << "), final relative residual " << fmt("%.3g", s.last_pressure.residual)
      << " (tolerance " << fmt("%.3g", s.tolerance) << ")\n";
   if (s.pressure_unconverged > 0)
-    os << "pressure: " << s.pressure_unconverged << " of " << 2 * s.steps
-       << " solves (two a step) missed the tolerance, worst relative residual "
+    os << "pressure: " << s.pressure_unconverged << " of " << 3 * s.steps
+       << " solves (three a step) missed the tolerance, worst relative residual "
        << fmt("%.3g", s.pressure_worst_residual) << "\n";
-  if (s.viscous_limited_steps > 0)
-    os << "time step: the viscous limit of the explicit diffusion set dt in " << s.viscous_limited_steps << " of "
-       << s.steps << " steps (a finer grid shrinks it as h^2)\n";
+  if (s.implicit_viscosity) {
+    os << "viscous: implicit, " << fmt("%.1f", s.viscous_iterations_mean)
+       << " Chebyshev iterations/step (two solves a step)\n";
+    if (s.viscous_unconverged > 0)
+      os << "viscous: " << s.viscous_unconverged << " of " << 2 * s.steps
+         << " solves missed the tolerance, worst relative residual " << fmt("%.3g", s.viscous_worst_residual) << "\n";
+  }
+  if (s.fixed_dt) {
+    os << "time step: fixed (time.dt)\n";
+  } else {
+    const int64_t cfl = s.steps - s.viscous_limited_steps - s.dt_max_steps;
+    os << "time step: set by the advective CFL in " << cfl << " of " << s.steps << " steps";
+    if (s.dt_max_steps > 0) os << ", by time.dt_max in " << s.dt_max_steps;
+    if (s.viscous_limited_steps > 0)
+      os << ", by the viscous limit of the explicit diffusion in " << s.viscous_limited_steps
+         << " (a finer grid shrinks it as h^2; fluid.viscous = \"implicit\" lifts it)";
+    os << "\n";
+  }
   const double rel_div = s.diag.max_speed > 0 ? s.diag.max_div * s.h / s.diag.max_speed : 0.0;
   os << "fluid: max |div u| " << fmt("%.3g", s.diag.max_div) << " 1/s (x h / max|u| = " << fmt("%.3g", rel_div)
      << "), max |u| " << fmt("%.4g", s.diag.max_speed) << " m/s, kinetic energy " << fmt("%.4g", s.diag.kinetic_energy)

@@ -21,7 +21,13 @@ struct RunSummary {
   double tolerance = 0;
   int64_t pressure_unconverged = 0;      // solves that missed the tolerance
   double pressure_worst_residual = 0;    // the largest relative residual among them
-  int64_t viscous_limited_steps = 0;     // adaptive steps set by the viscous limit
+  int64_t viscous_limited_steps = 0;     // adaptive steps set by the viscous limit (explicit viscosity)
+  int64_t dt_max_steps = 0;              // adaptive steps set by time.dt_max
+  bool fixed_dt = false;                 // time.dt given
+  bool implicit_viscosity = true;        // fluid.viscous
+  double viscous_iterations_mean = 0;    // Chebyshev iterations of the implicit solves per step
+  int64_t viscous_unconverged = 0;       // implicit solves that missed the tolerance
+  double viscous_worst_residual = 0;
   Diagnostics diag;
   std::vector<std::string> obstacles;  // each obstacle's shape, config order (its force is in diag)
   double h = 0;

@@ -352,6 +352,12 @@ RunSummary summarize(const Config& cfg, const Comm& comm, Simulation& sim, const
   s.pressure_unconverged = sim.pressure_unconverged();
   s.pressure_worst_residual = sim.pressure_worst_residual();
   s.viscous_limited_steps = sim.viscous_limited_steps();
+  s.dt_max_steps = sim.dt_max_steps();
+  s.fixed_dt = cfg.dt > 0;
+  s.implicit_viscosity = cfg.implicit_viscosity();
+  s.viscous_iterations_mean = s.steps > 0 ? double(sim.viscous_iterations_total()) / s.steps : 0.0;
+  s.viscous_unconverged = sim.viscous_unconverged();
+  s.viscous_worst_residual = sim.viscous_worst_residual();
   s.diag = sim.diagnostics();
   for (const Obstacle& o : cfg.obstacles) s.obstacles.push_back(o.shape == ObstacleShape::circle ? "circle" : "rectangle");
   s.h = std::min(cfg.dx(), cfg.dy());

@@ -66,15 +66,16 @@ void CpuBackend::copy_velocity(VelocityField from, VelocityField to) {
   std::copy(vf + first, vf + last, vt + first);
 }
 
-void CpuBackend::rk_stage(VelocityField in, VelocityField base, VelocityField out, real a, real b, real cl) {
+void CpuBackend::rk_stage(VelocityField in, VelocityField base, VelocityField out, real a, real b, real cl,
+                          real cv) {
   const bool quick = k_.advection == static_cast<int>(AdvectionScheme::quick);
   auto none = [](int, int, int) { return AdvectionReach{}; };  // central: the reach is not read
-  if (!quick) stage_loop(in, base, out, a, b, cl, none, none);
+  if (!quick) stage_loop(in, base, out, a, b, cl, cv, none, none);
   else if (k_.has_solids)
-    stage_loop(in, base, out, a, b, cl, [this, f = clearance_.data()](int i, int j, int c) { return reach_u(i, j, c, f, k_); },
+    stage_loop(in, base, out, a, b, cl, cv, [this, f = clearance_.data()](int i, int j, int c) { return reach_u(i, j, c, f, k_); },
                [this, f = clearance_.data()](int i, int j, int c) { return reach_v(i, j, c, f, k_); });
   else
-    stage_loop(in, base, out, a, b, cl, [this](int i, int j, int c) { return reach_u(i, j, c, AllClear{}, k_); },
+    stage_loop(in, base, out, a, b, cl, cv, [this](int i, int j, int c) { return reach_u(i, j, c, AllClear{}, k_); },
                [this](int i, int j, int c) { return reach_v(i, j, c, AllClear{}, k_); });
 }
 
@@ -217,8 +218,8 @@ void CpuBackend::project_from(const T* p) {
 
 // One stage over every face: reach_of_u/v give a face's advection reach.
 template <class ReachU, class ReachV>
-void CpuBackend::stage_loop(VelocityField in, VelocityField base, VelocityField out, real a, real b, real cl, ReachU reach_of_u,
-                ReachV reach_of_v) {
+void CpuBackend::stage_loop(VelocityField in, VelocityField base, VelocityField out, real a, real b, real cl, real cv,
+                            ReachU reach_of_u, ReachV reach_of_v) {
   const auto [ui, vi] = velocity(in);
   const auto [ub, vb] = velocity(base);
   const auto [uo, vo] = velocity(out);
@@ -236,15 +237,91 @@ void CpuBackend::stage_loop(VelocityField in, VelocityField base, VelocityField 
                               : stage_point(ub[c], ui[c],
                                             momentum_u(n, reach_of_u(i, j, c), solids && solid_u(open, c - P),
                                                        solids && solid_u(open, c + P), k_),
-                                            a, b, cl, k_);
+                                            a, b, cl, cv, k_);
       if (active_v(i, j, k_))
         vo[c] = solid_v_at(c) ? real(0)
                               : stage_point(vb[c], vi[c],
                                             momentum_v(n, reach_of_v(i, j, c), solids && solid_v(open, c - 1, P),
                                                        solids && solid_v(open, c + 1, P), k_),
-                                            a, b, cl, k_);
+                                            a, b, cl, cv, k_);
     }
   fill_halo(uo, vo);
+}
+
+// One pass over the active faces of the rows this rank computes, with the
+// residual b - A x_k of each (x_k the newest iterate, halo filled).
+template <class Point>
+double CpuBackend::helmholtz_pass(VelocityField f, real g, Point point) {
+  const auto [ub, vb] = velocity(f);
+  const real* xu = hu_[newest_].data();
+  const real* xv = hv_[newest_].data();
+  const int P = k_.pitch;
+  const bool solids = k_.has_solids != 0;
+  const real* open = open_.data();
+  return reduce_rows<Sum>(row_begin(), face_end(), [&](int j) {
+    double acc = 0;
+    for (int i = 0; i <= g_.nx; ++i) {
+      const int c = at(k_, i, j);
+      const FaceNeighbours n{xu, xv, c, i, j, k_};
+      if (active_u(i, j, k_) && !solid_u_at(c)) {
+        const real r = helmholtz_residual_u(n, ub[c], g, solids && solid_u(open, c - P), solids && solid_u(open, c + P), k_);
+        point(c, 0, ub[c], r);
+        acc += static_cast<double>(r) * r;
+      }
+      if (active_v(i, j, k_) && !solid_v_at(c)) {
+        const real r = helmholtz_residual_v(n, vb[c], g, solids && solid_v(open, c - 1, P), solids && solid_v(open, c + 1, P), k_);
+        point(c, 1, vb[c], r);
+        acc += static_cast<double>(r) * r;
+      }
+    }
+    return acc;
+  });
+}
+
+Backend::HelmholtzNorms CpuBackend::helmholtz_start(VelocityField f, real g) {
+  for (int s = 0; s < 2; ++s) {
+    if (hu_[s].size() != u_.size()) {
+      first_touch(hu_[s], rows_);
+      first_touch(hv_[s], rows_);
+    }
+    copy_rows(hu_[s], of_field(f, u_, uh_, us_), rows_);
+    copy_rows(hv_[s], of_field(f, v_, vh_, vs_), rows_);
+  }
+  newest_ = 0;
+  HelmholtzNorms n;
+  n.r2 = helmholtz_pass(f, g, [](int, int, real, real) {});
+  const auto [ub, vb] = velocity(f);
+  n.b2 = reduce_rows<Sum>(row_begin(), face_end(), [&](int j) {
+    double acc = 0;
+    for (int i = 0; i <= g_.nx; ++i) {
+      const int c = at(k_, i, j);
+      if (active_u(i, j, k_) && !solid_u_at(c)) acc += static_cast<double>(ub[c]) * ub[c];
+      if (active_v(i, j, k_) && !solid_v_at(c)) acc += static_cast<double>(vb[c]) * vb[c];
+    }
+    return acc;
+  });
+  return n;
+}
+
+// x_{k+1} into the older iterate, which then becomes the newest.
+void CpuBackend::chebyshev_iteration(VelocityField f, real g, const ChebyshevWeights& w) {
+  real* const xu = hu_[newest_].data();
+  real* const xv = hv_[newest_].data();
+  real* const pu = hu_[1 - newest_].data();
+  real* const pv = hv_[1 - newest_].data();
+  helmholtz_pass(f, g, [&](int c, int q, real, real r) {
+    if (q == 0) pu[c] = chebyshev_point(xu[c], pu[c], r, w);
+    else pv[c] = chebyshev_point(xv[c], pv[c], r, w);
+  });
+  newest_ = 1 - newest_;
+  fill_halo(hu_[newest_].data(), hv_[newest_].data());
+}
+
+double CpuBackend::helmholtz_finish(VelocityField f, real g) {
+  const double r2 = helmholtz_pass(f, g, [](int, int, real, real) {});
+  copy_rows(f == VelocityField::current ? u_ : f == VelocityField::saved ? uh_ : us_, hu_[newest_], rows_);
+  copy_rows(f == VelocityField::current ? v_ : f == VelocityField::saved ? vh_ : vs_, hv_[newest_], rows_);
+  return r2;
 }
 
 // Split over ranks: the domain sides' rules, then the neighbours' rows

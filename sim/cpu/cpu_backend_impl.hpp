@@ -85,7 +85,11 @@ class CpuBackend final : public Backend {
   void step_particles(uint64_t first_id, int64_t count) override;
   void couple_fluid() override;
   void copy_velocity(VelocityField from, VelocityField to) override;
-  void rk_stage(VelocityField in, VelocityField base, VelocityField out, real a, real b, real cl) override;
+  void rk_stage(VelocityField in, VelocityField base, VelocityField out, real a, real b, real cl,
+                real cv) override;
+  HelmholtzNorms helmholtz_start(VelocityField f, real g) override;
+  void chebyshev_iteration(VelocityField f, real g, const ChebyshevWeights& w) override;
+  double helmholtz_finish(VelocityField f, real g) override;
   double compute_rhs() override;
   void fill_pressure_halo() override;
   void jacobi_sweep() override;
@@ -102,8 +106,8 @@ class CpuBackend final : public Backend {
   MultigridOps* multigrid() override { return poisson_.active() ? &poisson_ : nullptr; }
 
   void project() override;
-  void boundary_flux(VelocityField in, int stage) override;
-  void boundary_pressure(int stage) override;
+  void boundary_flux(VelocityField in, int part, real w_explicit, real w_viscous) override;
+  void boundary_pressure(int part, real w) override;
   TransformOps& transform_setup(const PoissonHierarchy& h) override;
   Diagnostics diagnostics() override;
   int64_t nonfinite_particles() override { return ranks_->sum(nonfinite_); }
@@ -131,8 +135,16 @@ class CpuBackend final : public Backend {
   struct Nb { real self, w, e, s, n; };
 
   template <class ReachU, class ReachV>
-  void stage_loop(VelocityField in, VelocityField base, VelocityField out, real a, real b, real cl, ReachU reach_of_u,
-                  ReachV reach_of_v);
+  void stage_loop(VelocityField in, VelocityField base, VelocityField out, real a, real b, real cl, real cv,
+                  ReachU reach_of_u, ReachV reach_of_v);
+
+  // The implicit viscous solve's iterates (allocated on first use): x_k in
+  // hx_[newest_], x_{k-1} in the other. `Point(c, i, j, q, b, r)` gets each
+  // active face's b and residual b - A x_k; returns the sum of r^2.
+  HostArray<real> hu_[2], hv_[2];
+  int newest_ = 0;
+  template <class Point>
+  double helmholtz_pass(VelocityField f, real g, Point point);
 
   // Rows [j0, j1) reduced per row in parallel, then over rows in order
   // (split over ranks: over all ranks' rows in order, the same bits).

@@ -161,7 +161,7 @@ void CpuBackend::deposit_and_couple(View p) {
 // After the particles took their share of the first projection's impulse
 // (deposit_: per particle where it was and the momentum it took), the fluid
 // gives it back where it was taken (reaction_share, sim/model/particle_physics.hpp),
-// into the stage-2 base (stage, weighted 1/2 there: so twice): deposited
+// into the base of stages 2 and 3 (stage; kBasePayback, sim/model/time_scheme.hpp): deposited
 // onto A (zero between steps), each face pays its share, and what no face
 // could pay (beyond a face's own impulse, or on a held face) is spread
 // evenly over the fluid faces (reaction_velocity). A is zeroed again.
@@ -190,8 +190,8 @@ void CpuBackend::give_back_reaction(int64_t n) {
       const bool fu = active_u(i, j, k_) && !solid_u_at(c), fv = active_v(i, j, k_) && !solid_v_at(c);
       const real pu = fu ? reaction_share(au_[c], u_[c] - uh_[c], k_) : real(0);
       const real pv = fv ? reaction_share(av_[c], v_[c] - vh_[c], k_) : real(0);
-      us_[c] -= real(2) * pu / k_.cell_mass;
-      vs_[c] -= real(2) * pv / k_.cell_mass;
+      us_[c] -= kBasePayback * pu / k_.cell_mass;
+      vs_[c] -= kBasePayback * pv / k_.cell_mass;
       left_x += static_cast<double>(au_[c]) - static_cast<double>(pu);
       left_y += static_cast<double>(av_[c]) - static_cast<double>(pv);
     }
@@ -208,8 +208,8 @@ void CpuBackend::give_back_reaction(int64_t n) {
   }
   left_x = ranks_->sum(left_x);
   left_y = ranks_->sum(left_y);
-  const real du = real(2) * reaction_velocity(left_x, fluid_faces_[0], k_);
-  const real dv = real(2) * reaction_velocity(left_y, fluid_faces_[1], k_);
+  const real du = kBasePayback * reaction_velocity(left_x, fluid_faces_[0], k_);
+  const real dv = kBasePayback * reaction_velocity(left_y, fluid_faces_[1], k_);
 #pragma omp parallel for schedule(static)
   for (int j = j0; j < j1; ++j)
     for (int i = 0; i <= g_.nx; ++i) {

@@ -7,24 +7,24 @@
 namespace sim {
 
 
-void CpuBackend::boundary_flux(VelocityField in, int stage) {
+void CpuBackend::boundary_flux(VelocityField in, int part, real w_explicit, real w_viscous) {
   if (links_.links.empty()) return;
   const auto [u, v] = velocity(in);
   const real* clear = clearance_.empty() ? nullptr : clearance_.data();
-  sum_links(stage == 0 ? kPartFlux0 : kPartFlux1, [&](const BoundaryLink& l, int c) {
-    return link_flux(l, c, u, v, open_.data(), clear, k_);
+  sum_links(part, [&](const BoundaryLink& l, int c) {
+    return link_flux(l, c, u, v, open_.data(), clear, w_explicit, w_viscous, k_);
   });
 }
 
-void CpuBackend::boundary_pressure(int stage) {
+void CpuBackend::boundary_pressure(int part, real w) {
   if (links_.links.empty()) return;
-  const int part = stage == 0 ? kPartPressure0 : kPartPressure1;
+  const double weight = w;
   if (poisson_.active()) {
     const double* p = poisson_.x().data();
-    sum_links(part, [&](const BoundaryLink& l, int c) { return link_pressure(p, c, l.q, l.side, k_); });
+    sum_links(part, [&](const BoundaryLink& l, int c) { return weight * link_pressure(p, c, l.q, l.side, k_); });
   } else {
     const real* p = phi_.data();
-    sum_links(part, [&](const BoundaryLink& l, int c) { return link_pressure(p, c, l.q, l.side, k_); });
+    sum_links(part, [&](const BoundaryLink& l, int c) { return weight * link_pressure(p, c, l.q, l.side, k_); });
   }
 }
 

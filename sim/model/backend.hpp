@@ -10,6 +10,7 @@
 
 #include "sim/model/config.hpp"
 #include "sim/model/constants.hpp"
+#include "sim/model/fluid_physics.hpp"
 #include "sim/model/poisson.hpp"
 #include "sim/model/stability.hpp"
 #include "sim/model/state.hpp"
@@ -44,7 +45,7 @@ struct Diagnostics {
   int64_t alive = 0;
   ParticleCounters counters;
   // The last step's momentum exchange with the boundaries
-  // (sim/model/boundary_flux.hpp), per unit depth, in the step's Heun average;
+  // (sim/model/boundary_flux.hpp), per unit depth, in the step's average (sim/model/time_scheme.hpp);
   // measured where measures_boundaries(cfg) (an obstacle, an inflow or an
   // outflow), else all zero and `boundaries` false.
   bool boundaries = false;
@@ -80,6 +81,22 @@ class PressureOps {
   virtual TransformOps& transform_setup(const PoissonHierarchy& h) = 0;
 };
 
+// The velocity fields of a step: the current one (what compute_rhs and
+// project act on, and what is written out), the step's starting velocity
+// kept for the second stage, and a stage's input.
+enum class VelocityField { current, saved, stage };
+
+// A backend's buffer of one of them.
+template <class T>
+T& of_field(VelocityField f, T& current, T& saved, T& stage) {
+  return f == VelocityField::saved ? saved : f == VelocityField::stage ? stage : current;
+}
+
+// The pressure solves of a step (one per stage, sim/model/time_scheme.hpp)
+// and its implicit viscous solves.
+constexpr int kStepSolves = 3;
+constexpr int kViscousSolves = 2;
+
 // What an asynchronous step leaves on the device for the host to read
 // later (DeviceStepping::take_record): everything the host decides or reports
 // from. Squared norms, so the device takes no square roots the host would
@@ -91,12 +108,16 @@ struct StepRecord {
   double rate = 0;        // the CFL rate of next_dt (NaN: a non-finite face)
   uint64_t next_id = 0;   // the next particle id after its injection
   int64_t viscous_limited = 0;  // 1 if the viscous limit set dt
+  int64_t dt_max_limited = 0;   // 1 if time.dt_max set dt
   int64_t inject_overflow = 0;  // 1 if the injected count passed 2^53 (injection_count)
-  double rhs2[2] = {0, 0};       // ||div u**/dt||^2 of each solve
-  double residual2[2] = {0, 0};  // ||b - A x||^2 of each solve
-  uint64_t nonfinite[2] = {0, 0};  // the particle watchdog's count at each solve
-  int64_t iterations[2] = {0, 0};  // iterative solves: iterations done
-  double relative[2] = {0, 0};     // iterative solves: the relative residual at the last check
+  double rhs2[kStepSolves] = {};       // ||div u**/dt||^2 of each solve
+  double residual2[kStepSolves] = {};  // ||b - A x||^2 of each solve
+  uint64_t nonfinite[kStepSolves] = {};  // the particle watchdog's count at each solve
+  int64_t iterations[kStepSolves] = {};  // iterative solves: iterations done
+  double relative[kStepSolves] = {};     // iterative solves: the relative residual at the last check
+  // The implicit viscous solves (sim/model/viscous.hpp), where the step has them.
+  int64_t viscous_iterations[kViscousSolves] = {};
+  double viscous_relative[kViscousSolves] = {};  // ||b - A x|| / ||b|| after the solve
 };
 
 
@@ -144,7 +165,7 @@ class DeviceStepping {
 
   // ---- The pressure primitives with their scalars left on the device ----
   // compute_rhs, with ||rhs||^2 and the particle watchdog's count written
-  // into solve `solve` (0 or 1) of the step's StepRecord instead of returned.
+  // into solve `solve` (0 .. kStepSolves - 1) of the step's StepRecord instead of returned.
   virtual void compute_rhs_on_device(int solve) = 0;
   // poisson_residual_norm()^2 into the StepRecord's solve `solve`.
   virtual void poisson_residual_on_device(int solve) = 0;
@@ -157,18 +178,14 @@ class DeviceStepping {
   virtual void pcg_start_on_device(int solve, double tolerance, int max_iterations) = 0;
   virtual void pcg_step_on_device(int solve, double tolerance, int max_iterations) = 0;
   virtual void repeat_on_device(const std::function<void()>& body) = 0;
+  // The implicit viscous solve of solve_viscous (sim/model/viscous.hpp)
+  // with its scalars on the device: (I - gamma dt nu lap) x = b in `f`,
+  // dt the device's step dt, the iteration count from the measured initial
+  // residual and `tolerance` as on the host, the same iterates bit for bit;
+  // its iterations and relative residual into viscous solve `solve` of the
+  // StepRecord.
+  virtual void viscous_solve_on_device(VelocityField f, real gamma, int solve, double tolerance) = 0;
 };
-
-// The velocity fields of a step: the current one (what compute_rhs and
-// project act on, and what is written out), the step's starting velocity
-// kept for the second stage, and a stage's input.
-enum class VelocityField { current, saved, stage };
-
-// A backend's buffer of one of them.
-template <class T>
-T& of_field(VelocityField f, T& current, T& saved, T& stage) {
-  return f == VelocityField::saved ? saved : f == VelocityField::stage ? stage : current;
-}
 
 // A copy of the state on its way to host memory (Backend::begin_download).
 class PendingState {
@@ -223,10 +240,27 @@ class Backend : public PressureOps {
   virtual void step_particles(uint64_t first_id, int64_t count) = 0;
   // to = from on every point, halo included.
   virtual void copy_velocity(VelocityField from, VelocityField to) = 0;
-  // out = a base + b in + c dt L(in) on active faces (stage_point of
-  // sim/model/fluid_physics.hpp), 0 on solid faces; halo of out filled after.
-  // `out` must differ from `in`; `base` is not read when a == 0.
-  virtual void rk_stage(VelocityField in, VelocityField base, VelocityField out, real a, real b, real c) = 0;
+  // out = a base + b in + dt (c (A + f)(in) + cv nu lap(in)) on active
+  // faces (stage_point of sim/model/fluid_physics.hpp), 0 on solid faces;
+  // halo of out filled after. `out` must differ from `in`; `base` is not
+  // read when a == 0.
+  virtual void rk_stage(VelocityField in, VelocityField base, VelocityField out, real a, real b, real c,
+                        real cv) = 0;
+  // The implicit viscous solve's passes (solve_viscous, sim/model/viscous.hpp),
+  // on the active faces of u and v, g = gamma dt nu, b the values of `f`;
+  // the iterates live in two work fields of the backend's own.
+  // helmholtz_start: both iterates = f (halo and held faces included);
+  // returns ||b||^2 and ||b - A b||^2 (A = I - g lap, helmholtz_residual_*).
+  // chebyshev_iteration: x_{k+1} = chebyshev_point(x_k, x_{k-1}, b - A x_k)
+  // into the older iterate, halo filled, which becomes the newer.
+  // helmholtz_finish: returns ||b - A x||^2 of the newest iterate and
+  // copies it into f (halo filled).
+  struct HelmholtzNorms {
+    double b2 = 0, r2 = 0;
+  };
+  virtual HelmholtzNorms helmholtz_start(VelocityField f, real g) = 0;
+  virtual void chebyshev_iteration(VelocityField f, real g, const ChebyshevWeights& w) = 0;
+  virtual double helmholtz_finish(VelocityField f, real g) = 0;
   // Two-way coupling, passes 1 to 3 of the coupled step
   // (sim/model/particle_physics.hpp): the current fluid takes the step's implicit
   // drag (halo filled), stage becomes the free fluid the particles will
@@ -239,11 +273,13 @@ class Backend : public PressureOps {
   virtual void project() = 0;  // u = u** - dt grad phi; halo filled after
   // The step's momentum exchange with the boundaries (sim/model/boundary_flux.hpp),
   // kept for diagnostics(); nothing where the case does not measure it.
-  // boundary_flux: the links' L of stage `stage` (0, 1) from `in`, right
-  // after that stage's rk_stage; boundary_pressure: the links' share of the
-  // pressure the stage's projection just used.
-  virtual void boundary_flux(VelocityField in, int stage) = 0;
-  virtual void boundary_pressure(int stage) = 0;
+  // Part `part` (BoundaryPart) of the step's sums, each link's value
+  // weighted by its share of the step (sim/model/time_scheme.hpp):
+  // boundary_flux: w_explicit (A + f) + w_viscous nu lap of `in`;
+  // boundary_pressure: w times the links' share of the pressure the
+  // stage's projection just used.
+  virtual void boundary_flux(VelocityField in, int part, real w_explicit, real w_viscous) = 0;
+  virtual void boundary_pressure(int part, real w) = 0;
   virtual Diagnostics diagnostics() = 0;
   // Alive particles whose position or velocity was not finite in a particle
   // step since the last upload (counted inside the particle step itself).

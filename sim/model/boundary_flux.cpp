@@ -96,7 +96,7 @@ void boundary_rates(const BoundarySums& s, double rate[kBoundaryOwners][2]) {
     for (int a = 0; a < 2; ++a) {
       double sum = 0;
       for (int p = 0; p < kBoundaryParts; ++p) sum += s.part[p][o][a];
-      rate[o][a] = 0.5 * sum;
+      rate[o][a] = sum;
     }
 }
 

@@ -11,11 +11,12 @@
 // by the obstacle of the solid face or by the domain side. The force on
 // obstacle k is minus what its links give the fluid; a side's links give
 // the fluid what enters through that side (inflow and outflow momentum
-// flux, pressure, wall shear). Each Heun stage weighs 1/2 in the step
-// (sim/model/simulation.cpp): the step's rate is
-//   F = (L(u) - G p_1 + L(u_1) - G p_2) / 2   over the links,
-// so with the body force, the particles' drag and what particles carry in
-// and out, it accounts for every change of the mixture's momentum.
+// flux, pressure, wall shear). Each term of the step enters with its
+// weight in u' (sim/model/time_scheme.hpp): the step's rate is
+//   F = sum over stages of  b_s A(U_s) + w_s V(U_s) + gamma_s w V(U_s*) - p_s G phi_s
+// over the links, so with the body force, the particles' drag and what
+// particles carry in and out, it accounts for every change of the
+// mixture's momentum.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -44,39 +45,39 @@ struct BoundaryLink {
 };
 
 // The tendency [m/s^2] a free face's L (advection and diffusion, no body
-// force) takes through one side of its control volume; the four sides add
-// up to momentum_u / momentum_v less the body force. `solid_lo`/`solid_hi`
-// are the tangential neighbours' solid flags as momentum_u (s, n) and
-// momentum_v (w, e) take them.
+// force) takes through one side of its control volume, in its explicit
+// (advective) and viscous parts; the four sides add up to momentum_u /
+// momentum_v less the body force. `solid_lo`/`solid_hi` are the tangential
+// neighbours' solid flags as momentum_u (s, n) and momentum_v (w, e) take them.
 template <class N>
-SIM_HD real link_tendency(const N& n, const AdvectionReach& r, int q, int side, bool solid_lo, bool solid_hi,
-                          const Constants& k) {
+SIM_HD Tendency link_tendency(const N& n, const AdvectionReach& r, int q, int side, bool solid_lo, bool solid_hi,
+                              const Constants& k) {
   if (q == 0) {
     const Fluxes f = advection_fluxes_u(n, r, k);
     const real c = n(0, 0, 0);
     switch (side) {
-      case kFaceW: return f.w * k.inv_dx + k.nu * (n(0, -1, 0) - c) * k.inv_dx2;
-      case kFaceE: return -f.e * k.inv_dx + k.nu * (n(0, 1, 0) - c) * k.inv_dx2;
-      case kFaceS: return f.s * k.inv_dy + k.nu * ((solid_lo ? -c : n(0, 0, -1)) - c) * k.inv_dy2;
-      default: return -f.n * k.inv_dy + k.nu * ((solid_hi ? -c : n(0, 0, 1)) - c) * k.inv_dy2;
+      case kFaceW: return {f.w * k.inv_dx, k.nu * (n(0, -1, 0) - c) * k.inv_dx2};
+      case kFaceE: return {-f.e * k.inv_dx, k.nu * (n(0, 1, 0) - c) * k.inv_dx2};
+      case kFaceS: return {f.s * k.inv_dy, k.nu * ((solid_lo ? -c : n(0, 0, -1)) - c) * k.inv_dy2};
+      default: return {-f.n * k.inv_dy, k.nu * ((solid_hi ? -c : n(0, 0, 1)) - c) * k.inv_dy2};
     }
   }
   const Fluxes f = advection_fluxes_v(n, r, k);
   const real c = n(1, 0, 0);
   switch (side) {
-    case kFaceW: return f.w * k.inv_dx + k.nu * ((solid_lo ? -c : n(1, -1, 0)) - c) * k.inv_dx2;
-    case kFaceE: return -f.e * k.inv_dx + k.nu * ((solid_hi ? -c : n(1, 1, 0)) - c) * k.inv_dx2;
-    case kFaceS: return f.s * k.inv_dy + k.nu * (n(1, 0, -1) - c) * k.inv_dy2;
-    default: return -f.n * k.inv_dy + k.nu * (n(1, 0, 1) - c) * k.inv_dy2;
+    case kFaceW: return {f.w * k.inv_dx, k.nu * ((solid_lo ? -c : n(1, -1, 0)) - c) * k.inv_dx2};
+    case kFaceE: return {-f.e * k.inv_dx, k.nu * ((solid_hi ? -c : n(1, 1, 0)) - c) * k.inv_dx2};
+    case kFaceS: return {f.s * k.inv_dy, k.nu * (n(1, 0, -1) - c) * k.inv_dy2};
+    default: return {-f.n * k.inv_dy, k.nu * (n(1, 0, 1) - c) * k.inv_dy2};
   }
 }
 
 // link_tendency of link l (its face at storage index c) from the arrays u,
-// v: the face's advection reach (from `clear`, the advection clearance, or
+// v, its parts weighted by w_explicit and w_viscous: the face's advection reach (from `clear`, the advection clearance, or
 // all clear when null) and its tangential neighbours' solid flags as the
 // momentum stage takes them.
 SIM_HD double link_flux(const BoundaryLink& l, int c, const real* u, const real* v, const real* open,
-                        const real* clear, const Constants& k) {
+                        const real* clear, real w_explicit, real w_viscous, const Constants& k) {
   const FaceNeighbours n{u, v, c, l.i, l.j, k};
   AdvectionReach r{};
   if (k.advection == static_cast<int>(AdvectionScheme::quick))
@@ -86,7 +87,8 @@ SIM_HD double link_flux(const BoundaryLink& l, int c, const real* u, const real*
   const int P = k.pitch;
   const bool lo = solids && (l.q == 0 ? solid_u(open, c - P) : solid_v(open, c - 1, P));
   const bool hi = solids && (l.q == 0 ? solid_u(open, c + P) : solid_v(open, c + 1, P));
-  return static_cast<double>(link_tendency(n, r, l.q, l.side, lo, hi, k));
+  const Tendency t = link_tendency(n, r, l.q, l.side, lo, hi, k);
+  return static_cast<double>(w_explicit) * t.explicit_part + static_cast<double>(w_viscous) * t.viscous;
 }
 
 // The projection's tendency -d phi/dn of a face at storage index c, split
@@ -121,16 +123,23 @@ int64_t boundary_link_bound(const Config& cfg);
 BoundaryLinks boundary_links(const Config& cfg, const Grid& g, const Constants& k, const std::vector<real>& open,
                              int j0, int j1);
 
-// The four parts of a step's exchange, each [owner][component] summed over
-// the links as rho dx dy times the tendency [N/m]: L of stage 1 and 2, the
-// pressure of solve 1 and 2.
-enum BoundaryPart : int { kPartFlux0 = 0, kPartPressure0 = 1, kPartFlux1 = 2, kPartPressure1 = 3, kBoundaryParts = 4 };
+// The parts of a step's exchange, each [owner][component] summed over the
+// links as rho dx dy times the weighted tendency [N/m]: the explicit and
+// viscous terms of each stage's input, the viscous term of each implicit
+// solve's result, the pressure of each stage's projection
+// (Simulation::step, weights from sim/model/time_scheme.hpp).
+enum BoundaryPart : int {
+  kPartFlux0 = 0,      // stage s's input: kPartFlux0 + s
+  kPartSolved0 = 3,    // implicit solve v (0, 1): kPartSolved0 + v
+  kPartPressure0 = 5,  // stage s's projection: kPartPressure0 + s
+  kBoundaryParts = 8
+};
 struct BoundarySums {
   double part[kBoundaryParts][kBoundaryOwners][2] = {};
 };
 
-// The step's rate per owner [N/m], what the fluid took in: (sum of the
-// parts) / 2.
+// The step's rate per owner [N/m], what the fluid took in: the sum of the
+// (weighted) parts.
 void boundary_rates(const BoundarySums& s, double rate[kBoundaryOwners][2]);
 
 struct Diagnostics;

@@ -61,13 +61,15 @@ struct Config {
   double initial_u = 0.0, initial_v = 0.0;  // uniform velocity or Taylor-Green amplitude [m/s]
   double force_x = 0.0, force_y = 0.0;      // body force per unit mass on the fluid [m/s^2]
   AdvectionScheme advection = AdvectionScheme::central;
+  ViscousScheme viscous = ViscousScheme::implicit;
+  bool implicit_viscosity() const { return viscous == ViscousScheme::implicit; }
 
   // [gravity]
   double gx = 0.0, gy = -9.81;  // [m/s^2]
 
   // [time]
   double dt = 0.0;      // fixed step [s]; 0 = adaptive from cfl
-  double cfl = 0.5;     // adaptive: dt = cfl * min(advective, viscous limit), at most dt_max
+  double cfl = 0.5;     // adaptive: dt = cfl * min(advective, viscous limit if explicit), at most dt_max
                         // (no particle limit: the coupled particle step is stable at any dt)
   double dt_max = 1e-2; // adaptive upper bound [s]
 

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "sim/model/particle_physics.hpp"
+#include "sim/model/time_scheme.hpp"
 
 namespace sim {
 

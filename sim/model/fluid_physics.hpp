@@ -2,6 +2,8 @@
 // No function here touches memory: the CPU loops and every CUDA memory
 // strategy fetch the neighbours their own way and call these.
 #pragma once
+#include <math.h>
+
 #include "sim/model/constants.hpp"
 #include "sim/model/types.hpp"
 
@@ -305,38 +307,120 @@ SIM_HD real laplacian_point(real c, real w, real e, real s, real n, const Consta
   return (w - real(2) * c + e) * k.inv_dx2 + (s - real(2) * c + n) * k.inv_dy2;
 }
 
-// The momentum tendency L = A(u) + nu lap(u) + f of a u face (v face),
-// the right-hand side of both stages of the time step; `r` is the face's
-// advection reach (reach_u / reach_v; not read by the central scheme). A tangential
-// neighbour that is a solid face (one touching an obstacle cell: the
-// faces across j -+ 1 for u, across i -+ 1 for v) is replaced in the
-// Laplacian by the mirror ghost -c, so that no-slip holds at the solid's
-// face, half a cell away, as the halo does at a domain wall. Normal
-// neighbours on a solid are wall faces themselves and hold 0.
+// The momentum tendency L = A(u) + f + nu lap(u) of a face in its two
+// parts: the explicit one, advection and body force, and the viscous one,
+// which an implicit stage solves for (viscous_solve). `r` is the face's
+// advection reach (reach_u / reach_v; not read by the central scheme).
+struct Tendency {
+  real explicit_part;  // A(u) + f
+  real viscous;        // nu lap(u)
+};
+
+// The Laplacian of a u face (v face) as the momentum stage takes it: a
+// tangential neighbour that is a solid face (one touching an obstacle cell:
+// the faces across j -+ 1 for u, across i -+ 1 for v) is replaced by the
+// mirror ghost -c, so that no-slip holds at the solid's face, half a cell
+// away, as the halo does at a domain wall. Normal neighbours on a solid are
+// wall faces themselves and hold 0.
 template <class N>
-SIM_HD real momentum_u(const N& n, const AdvectionReach& r, bool solid_s, bool solid_n, const Constants& k) {
+SIM_HD real face_laplacian_u(const N& n, bool solid_s, bool solid_n, const Constants& k) {
   const real c = n(0, 0, 0);
   const real s = solid_s ? -c : n(0, 0, -1), nn = solid_n ? -c : n(0, 0, 1);
-  return advection_u(n, r, k) + k.nu * laplacian_point(c, n(0, -1, 0), n(0, 1, 0), s, nn, k) + k.force_x;
+  return laplacian_point(c, n(0, -1, 0), n(0, 1, 0), s, nn, k);
 }
 template <class N>
-SIM_HD real momentum_v(const N& n, const AdvectionReach& r, bool solid_w, bool solid_e, const Constants& k) {
+SIM_HD real face_laplacian_v(const N& n, bool solid_w, bool solid_e, const Constants& k) {
   const real c = n(1, 0, 0);
   const real w = solid_w ? -c : n(1, -1, 0), e = solid_e ? -c : n(1, 1, 0);
-  return advection_v(n, r, k) + k.nu * laplacian_point(c, w, e, n(1, 0, -1), n(1, 0, 1), k) + k.force_y;
+  return laplacian_point(c, w, e, n(1, 0, -1), n(1, 0, 1), k);
 }
 
-// One stage of the time step (Heun / SSP-RK2, each stage projected):
-//   stage 1: u1 = P(u + dt L(u))                      (a = 0, b = 1)
-//   stage 2: u' = P(u/2 + (u1 + dt L(u1))/2)          (a = b = 1/2)
-// out = a base + b (in + dt L(in)). At a steady state P L(u) = 0, so both
-// stages return u whatever dt is.
-// a base + b in + c dt L(in); with c == b (Heun's stages) as
-// a base + b (in + dt L(in)).
-SIM_HD real stage_point(real base, real in, real tendency, real a, real b, real c, const Constants& k) {
-  if (b != c) return a * base + b * in + c * (k.dt * tendency);
-  const real next = in + k.dt * tendency;
-  return a == real(0) ? b * next : a * base + b * next;
+template <class N>
+SIM_HD Tendency momentum_u(const N& n, const AdvectionReach& r, bool solid_s, bool solid_n, const Constants& k) {
+  return {advection_u(n, r, k) + k.force_x, k.nu * face_laplacian_u(n, solid_s, solid_n, k)};
+}
+template <class N>
+SIM_HD Tendency momentum_v(const N& n, const AdvectionReach& r, bool solid_w, bool solid_e, const Constants& k) {
+  return {advection_v(n, r, k) + k.force_y, k.nu * face_laplacian_v(n, solid_w, solid_e, k)};
+}
+
+// One explicit stage of the time step (sim/model/time_scheme.hpp):
+//   out = a base + b in + dt (c (A + f)(in) + cv nu lap(in)),
+// as a base + b (in + dt L(in)) when c == b == cv (the stages of the
+// explicit scheme, every term of L weighted alike).
+SIM_HD real stage_point(real base, real in, Tendency t, real a, real b, real c, real cv, const Constants& k) {
+  if (b == c && cv == c) {
+    const real next = in + k.dt * (t.explicit_part + t.viscous);
+    return a == real(0) ? b * next : a * base + b * next;
+  }
+  const real sum = a == real(0) ? b * in : a * base + b * in;
+  return sum + k.dt * (c * t.explicit_part + cv * t.viscous);
+}
+
+// ---- The implicit viscous stage: (I - g lap) x = b, g = gamma dt nu ----
+//
+// On the active faces of u and v, with the Laplacian of the momentum stage
+// (face_laplacian_*: halo ghosts at the domain sides, mirrors at solid
+// faces), so the operator is symmetric and its spectrum lies in
+// [1, 1 + 4 g (1/dx^2 + 1/dy^2)] (Gershgorin: every row of -lap, ghosts
+// folded in, sums to at most 4/dx^2 + 4/dy^2 in absolute value). Chebyshev
+// iteration on that interval needs no inner products, so a device runs it
+// without a host round trip, and its error bound is known in advance:
+// after K iterations the residual is at most ||r_0|| / T_K(sigma),
+// sigma = (top + 1) / (top - 1), T_K the Chebyshev polynomial.
+
+// The residual b - (x - g lap x) of a u face (v face) at x's neighbourhood n.
+template <class N>
+SIM_HD real helmholtz_residual_u(const N& n, real b, real g, bool solid_s, bool solid_n, const Constants& k) {
+  return b - (n(0, 0, 0) - g * face_laplacian_u(n, solid_s, solid_n, k));
+}
+template <class N>
+SIM_HD real helmholtz_residual_v(const N& n, real b, real g, bool solid_w, bool solid_e, const Constants& k) {
+  return b - (n(1, 0, 0) - g * face_laplacian_v(n, solid_w, solid_e, k));
+}
+
+// The iteration of a solve: its count and the interval's centre and half width.
+struct ChebyshevPlan {
+  int iterations = 0;
+  double theta = 1, delta = 0, mu = 0;  // centre, half width, acosh(theta / delta)
+};
+
+// The plan that reduces the residual by `reduction` (>= 1: the initial
+// residual over the one wanted) for g = gamma dt nu; no iteration where
+// g <= 0 (no viscosity: x = b) or nothing is to be reduced.
+SIM_HD ChebyshevPlan chebyshev_plan(double g, const Constants& k, double reduction) {
+  ChebyshevPlan p;
+  if (!(g > 0.0) || !(reduction > 1.0)) return p;
+  const double top = 1.0 + 4.0 * g * (static_cast<double>(k.inv_dx2) + static_cast<double>(k.inv_dy2));
+  p.theta = 0.5 * (top + 1.0);
+  p.delta = 0.5 * (top - 1.0);
+  p.mu = acosh(p.theta / p.delta);
+  const double n = ceil(acosh(reduction) / p.mu);
+  p.iterations = n < 1.0 ? 1 : n > 100000.0 ? 100000 : static_cast<int>(n);
+  return p;
+}
+
+// The weights of iteration `it` (0 first):
+//   x_1 = x_0 + r_0 / theta,
+//   x_{k+1} = x_k + rho_k rho_{k-1} (x_k - x_{k-1}) + (2 rho_k / delta) r_k,
+// rho_k = T_k(sigma) / T_{k+1}(sigma) = cosh(k mu) / cosh((k + 1) mu),
+// in closed form (no recurrence to carry), overflow-free.
+struct ChebyshevWeights {
+  real alpha, beta;  // of (x_k - x_{k-1}) and of r_k
+};
+SIM_HD double chebyshev_rho(const ChebyshevPlan& p, int k) {
+  const double e = exp(-2.0 * p.mu * k);
+  return exp(-p.mu) * (1.0 + e) / (1.0 + e * exp(-2.0 * p.mu));
+}
+SIM_HD ChebyshevWeights chebyshev_weights(const ChebyshevPlan& p, int it) {
+  if (it == 0) return {real(0), static_cast<real>(1.0 / p.theta)};
+  const double r = chebyshev_rho(p, it);
+  return {static_cast<real>(r * chebyshev_rho(p, it - 1)), static_cast<real>(2.0 * r / p.delta)};
+}
+
+// x_{k+1} of one face; `prev` (x_{k-1}) is not read on the first iteration.
+SIM_HD real chebyshev_point(real x, real prev, real r, const ChebyshevWeights& w) {
+  return w.alpha == real(0) ? x + w.beta * r : x + w.alpha * (x - prev) + w.beta * r;
 }
 
 // Divergence of the face velocities around cell (i, j).

@@ -9,7 +9,9 @@
 #include <utility>
 #include <vector>
 
+#include "sim/model/boundary_flux.hpp"
 #include "sim/model/stability.hpp"
+#include "sim/model/time_scheme.hpp"
 
 namespace sim {
 namespace {
@@ -79,7 +81,9 @@ Simulation::Simulation(const Config& cfg, std::unique_ptr<Backend> backend, cons
   rule_.cfl = cfg.cfl;
   rule_.dt_max = cfg.dt_max;
   rule_.boundary_rate = boundary_rate_;
-  rule_.viscous_limit = viscous_dt_limit(cfg.viscosity, cfg.dx(), cfg.dy());
+  rule_.viscous_limit = cfg.implicit_viscosity() ? std::numeric_limits<double>::infinity()
+                                                 : viscous_dt_limit(cfg.viscosity, cfg.dx(), cfg.dy());
+  scheme_ = time_scheme(cfg.implicit_viscosity());
   rule_.inject_rate = cfg.inject.rate;
   backend_->set_constants(k_);
   backend_->upload(state);
@@ -101,28 +105,29 @@ double Simulation::next_dt() {
   if (!std::isfinite(field_rate)) throw_non_finite(step_, time_, "CFL rate " + number(field_rate), backend_->nonfinite_particles() > 0);
   const DtChoice c = choose_dt(rule_, field_rate);
   if (c.viscous) ++viscous_limited_steps_;
+  if (c.capped) ++dt_max_steps_;
   return c.dt;
 }
 
-// One step: Heun's method (SSP-RK2) for the momentum equation with a
-// projection per stage,
-//   u1 = P(u + dt L(u)),   u' = P(u/2 + (u1 + dt L(u1))/2),
-// L = advection + diffusion + body force (stage_point, sim/model/fluid_physics.hpp),
-// and the particles. Second order in time for the velocity, and a steady
-// state (P L(u) = 0) does not depend on dt. The second projection runs with
-// dt/2 (its weight in u'), so phi is the kinematic pressure of either stage.
+// One step: the IMEX Runge-Kutta scheme of sim/model/time_scheme.hpp,
+// three stages each projected, the viscous term implicit in two Helmholtz
+// solves (fluid.viscous = implicit) or explicit in the stages,
+//   U1 = P(S1(u)),  U2 = P(3/4 u + 1/4 (U1 + ...)),  u' = P(S3(1/3 u + 2/3 (U2 + ...))),
+// and the particles. A steady state (P L(u) = 0) does not depend on dt.
+// Each projection runs with its stage's weight times dt, so phi is the
+// kinematic pressure of any stage.
 //
 // One-way (or no particles): the particles move first, in the fluid of the
 // step's start. Two-way (docs/ARCHITECTURE.md, "The coupled step"): the
 // implicit drag D (u + D = the free fluid u~, Backend::couple_fluid) enters
-// both stages as a source, L never acting on it,
-//   u1 = P(u~ + dt L(u)),   u' = P(u~/2 + R + (u1 + dt L(u1))/2),
+// every stage through its base, u~ in place of u, L never acting on it,
 // and the particles move after the first projection: against u~, plus
-// their share of that projection's impulse, which the fluid gives back (R)
-// before the second. So the pressure that holds the fluid (a wall, a
-// gradient) holds back the particles' drag on it within the step.
+// their share of that projection's impulse, which the fluid gives back
+// into the base of the later stages (kBasePayback). So the pressure that
+// holds the fluid (a wall, a gradient) holds back the particles' drag on
+// it within the step.
 //
-// Two ways through the same sequence (heun): on the host, every scalar
+// Two ways through the same sequence (stages): on the host, every scalar
 // (dt, norms, residuals) comes back before the next call; on an
 // asynchronous backend they stay on the device in the step's StepRecord,
 // the fixed launches of each segment are recorded once and replayed, and
@@ -134,19 +139,25 @@ StepInfo Simulation::step() {
   info.dt = dt_;
   set_dt(dt_);
 
-  PressureStats solves[2];
-  heun(
+  PressureStats solves[kStepSolves];
+  ViscousStats viscous[kViscousSolves];
+  stages(
       [&] {
         const int64_t inject = injection_count(cfg_, time_, time_ + dt_);
         backend_->step_particles(next_id_, inject);
         next_id_ += static_cast<uint64_t>(inject);
       },
-      [&](int stage) {
-        if (stage == 1) set_dt(0.5 * dt_);
-        solves[stage] = solve_and_project(stage);
-        if (stage == 1) set_dt(dt_);
+      [&](int stage, real weight) {
+        if (weight != real(1)) set_dt(weight * dt_);
+        solves[stage] = solve_and_project(stage, weight);
+        if (weight != real(1)) set_dt(dt_);
+      },
+      [&](int solve, real gamma) {
+        viscous[solve] = solve_viscous(*backend_, VelocityField::current, gamma, settings_.tolerance, k_);
+        count_viscous(viscous[solve], step_ + 1, time_ + dt_);
       });
-  info.pressure = combine(solves[0], solves[1]);
+  info.pressure = combine(solves);
+  for (const ViscousStats& v : viscous) info.viscous_iterations += v.iterations;
   last_pressure_ = info.pressure;
   time_ += dt_;
   ++step_;
@@ -154,65 +165,87 @@ StepInfo Simulation::step() {
 }
 
 // The fluid part of the step and where the particles move in it, once for
-// both ways: `project(stage)` solves the pressure of stage 0 or 1 (the
-// second with dt/2) and projects.
-template <class Particles, class Project>
-void Simulation::heun(Particles particles, Project project) {
+// both ways: `project(stage, weight)` solves the pressure of stage 0, 1 or
+// 2 with weight times dt and projects; `viscous(solve, gamma)` solves
+// (I - gamma dt V) x = current in place (solve 0 or 1).
+//
+// The fields: current is each stage's result; the base of stages 2 and 3
+// (u, or u~ with the particles' payback) stays in saved (one-way) or stage
+// (two-way), and the stage's input is copied into the other one.
+template <class Particles, class Project, class Viscous>
+void Simulation::stages(Particles particles, Project project, Viscous viscous) {
   PhaseTimer& t = backend_->timer();
+  const bool two_way = cfg_.two_way;
+  const VelocityField base = two_way ? VelocityField::stage : VelocityField::saved;
+  const VelocityField input = two_way ? VelocityField::saved : VelocityField::stage;
   auto move = [&] {
     t.begin(Phase::particles);
     particles();
     t.end(Phase::particles);
   };
-  // After each rk_stage, while its input is still there, the boundary links'
-  // share of its L; `project` adds their share of the pressure
-  // (sim/model/boundary_flux.hpp: each stage weighs 1/2 in u').
-  if (!cfg_.two_way) {
-    move();
-    t.begin(Phase::momentum);
-    backend_->copy_velocity(VelocityField::current, VelocityField::saved);
-    backend_->rk_stage(VelocityField::saved, VelocityField::saved, VelocityField::current, real(0), real(1), real(1));
-    backend_->boundary_flux(VelocityField::saved, 0);
-    t.end(Phase::momentum);
-    project(0);
-    t.begin(Phase::momentum);
-    backend_->copy_velocity(VelocityField::current, VelocityField::stage);
-    backend_->rk_stage(VelocityField::stage, VelocityField::saved, VelocityField::current, real(0.5), real(0.5),
-                       real(0.5));
-    backend_->boundary_flux(VelocityField::stage, 1);
-    t.end(Phase::momentum);
-    project(1);
-    return;
-  }
+  // The stage's explicit update from `in`, its boundary links' share of the
+  // step (sim/model/boundary_flux.hpp), and its implicit solve, if any.
+  int solve = 0;
+  auto explicit_and_implicit = [&](int s, VelocityField in, VelocityField from) {
+    const StageCoefficients& c = scheme_.stage[s];
+    backend_->rk_stage(in, from, VelocityField::current, c.a, c.b, c.c, c.cv);
+    backend_->boundary_flux(in, kPartFlux0 + s, c.flux_explicit, c.flux_viscous);
+    if (c.gamma > real(0)) {
+      viscous(solve, c.gamma);
+      backend_->boundary_flux(VelocityField::current, kPartSolved0 + solve, real(0), c.flux_solved);
+      ++solve;
+    }
+  };
+  auto weight = [&](int s) { return scheme_.stage[s].pressure_weight; };
+
+  if (!two_way) move();
   t.begin(Phase::momentum);
   backend_->copy_velocity(VelocityField::current, VelocityField::saved);  // u
   t.end(Phase::momentum);
-  t.begin(Phase::particles);
-  backend_->couple_fluid();  // current = u~ (fixed boundary faces), stage = u~ (free boundary faces)
-  t.end(Phase::particles);
+  if (two_way) {
+    t.begin(Phase::particles);
+    backend_->couple_fluid();  // current = u~ (fixed boundary faces), stage = u~ (free boundary faces)
+    t.end(Phase::particles);
+  }
+  // Stage 1: U1 = u + dt A(u) (u~ + dt A(u) two-way), solved, projected.
   t.begin(Phase::momentum);
-  backend_->rk_stage(VelocityField::saved, VelocityField::stage, VelocityField::current, real(1), real(0), real(1));
-  backend_->boundary_flux(VelocityField::saved, 0);
-  backend_->copy_velocity(VelocityField::current, VelocityField::saved);  // what the projection starts from
+  if (two_way) {
+    const StageCoefficients& c = scheme_.stage[0];
+    backend_->rk_stage(VelocityField::saved, VelocityField::stage, VelocityField::current, real(1), real(0), c.c,
+                       c.cv);
+    backend_->boundary_flux(VelocityField::saved, kPartFlux0, c.flux_explicit, c.flux_viscous);
+    if (c.gamma > real(0)) {
+      viscous(solve, c.gamma);
+      backend_->boundary_flux(VelocityField::current, kPartSolved0 + solve, real(0), c.flux_solved);
+      ++solve;
+    }
+    backend_->copy_velocity(VelocityField::current, VelocityField::saved);  // what the projection starts from
+  } else {
+    explicit_and_implicit(0, VelocityField::saved, VelocityField::saved);
+  }
   t.end(Phase::momentum);
-  project(0);
-  move();  // against stage, plus the share of current - saved; R into stage
-  t.begin(Phase::momentum);
-  backend_->copy_velocity(VelocityField::current, VelocityField::saved);  // u1
-  backend_->rk_stage(VelocityField::saved, VelocityField::stage, VelocityField::current, real(0.5), real(0.5),
-                     real(0.5));
-  backend_->boundary_flux(VelocityField::saved, 1);
-  t.end(Phase::momentum);
-  project(1);
+  project(0, weight(0));
+  if (two_way) move();  // against stage, plus the share of current - saved; paid back into stage
+  // Stages 2 and 3 from the base and the last stage's result.
+  for (int s = 1; s < 3; ++s) {
+    t.begin(Phase::momentum);
+    backend_->copy_velocity(VelocityField::current, input);
+    explicit_and_implicit(s, input, base);
+    t.end(Phase::momentum);
+    project(s, weight(s));
+  }
 }
 
-// The step's pressure figures: both solves' iterations, the worse residual.
-PressureStats Simulation::combine(const PressureStats& first, const PressureStats& second) {
-  PressureStats p = second;
-  p.iterations = first.iterations + second.iterations;
-  p.converged = first.converged && second.converged;
-  if (std::isnan(first.residual) || first.residual > second.residual) p.residual = first.residual;
-  p.rhs_norm = max_nan(first.rhs_norm, second.rhs_norm);
+// The step's pressure figures: every solve's iterations, the worst residual.
+PressureStats Simulation::combine(const PressureStats (&solves)[kStepSolves]) {
+  PressureStats p = solves[kStepSolves - 1];
+  p.iterations = 0;
+  for (const PressureStats& s : solves) {
+    p.iterations += s.iterations;
+    p.converged = p.converged && s.converged;
+    if (std::isnan(s.residual) || s.residual > p.residual) p.residual = s.residual;
+    p.rhs_norm = max_nan(p.rhs_norm, s.rhs_norm);
+  }
   return p;
 }
 
@@ -237,18 +270,22 @@ StepInfo Simulation::step_on_device() {
   // become timed nodes of it.
   device_->segment(kSegmentStep, [&] {
     device_->choose_dt_on_device();
-    heun([&] { device_->step_particles_on_device(); },
-         [&](int stage) {
-           t.begin(Phase::pressure);
-           if (stage == 1) device_->scale_dt_on_device(real(0.5));
-           solver_->solve_on_device(*backend_, *device_, stage);
-           t.end(Phase::pressure);
-           t.begin(Phase::project);
-           backend_->project();
-           backend_->boundary_pressure(stage);
-           t.end(Phase::project);
-           // the particles' share of the first projection is taken with dt, not dt/2
-         });
+    stages([&] { device_->step_particles_on_device(); },
+           [&](int stage, real weight) {
+             t.begin(Phase::pressure);
+             if (weight != real(1)) device_->scale_dt_on_device(weight);
+             solver_->solve_on_device(*backend_, *device_, stage);
+             t.end(Phase::pressure);
+             t.begin(Phase::project);
+             backend_->project();
+             backend_->boundary_pressure(kPartPressure0 + stage, scheme_.stage[stage].flux_explicit);
+             if (weight != real(1)) device_->scale_dt_on_device(real(1));
+             t.end(Phase::project);
+             // the particles' share of the first projection is taken with dt (its weight is 1)
+           },
+           [&](int solve, real gamma) {
+             device_->viscous_solve_on_device(VelocityField::current, gamma, solve, settings_.tolerance);
+           });
   });
   device_->close_record();
   ++step_;
@@ -273,11 +310,12 @@ bool Simulation::absorb_next(bool wait) {
   if (cfg_.dt <= 0 && !std::isfinite(r.rate))
     throw_non_finite(r.step - 1, time_before, "CFL rate " + number(r.rate), false);
   viscous_limited_steps_ += r.viscous_limited;
+  dt_max_steps_ += r.dt_max_limited;
   dt_ = r.dt;
   time_ = r.time;
   next_id_ = r.next_id;
-  PressureStats solves[2];
-  for (int s = 0; s < 2; ++s) {
+  PressureStats solves[kStepSolves];
+  for (int s = 0; s < kStepSolves; ++s) {
     const PressureStats p = solver_->stats_from_record(r, s, settings_);
     if (!std::isfinite(p.rhs_norm) || !std::isfinite(p.residual) || r.nonfinite[s] > 0)
       throw_non_finite(r.step, r.time,
@@ -288,7 +326,15 @@ bool Simulation::absorb_next(bool wait) {
     count_solve(p, r.step, r.time);
     solves[s] = p;
   }
-  last_pressure_ = combine(solves[0], solves[1]);
+  for (int v = 0; v < kViscousSolves; ++v) {
+    if (!cfg_.implicit_viscosity()) break;
+    ViscousStats vs;
+    vs.iterations = static_cast<int>(r.viscous_iterations[v]);
+    vs.relative = r.viscous_relative[v];
+    vs.converged = vs.relative <= kViscousSlack * settings_.tolerance;
+    count_viscous(vs, r.step, r.time);
+  }
+  last_pressure_ = combine(solves);
   return true;
 }
 
@@ -302,7 +348,7 @@ void Simulation::set_dt(double dt) {
   backend_->set_constants(k_);
 }
 
-PressureStats Simulation::solve_and_project(int stage) {
+PressureStats Simulation::solve_and_project(int stage, real weight) {
   PhaseTimer& t = backend_->timer();
   t.begin(Phase::pressure);
   const PressureStats p = solver_->solve(*backend_, settings_);
@@ -323,7 +369,9 @@ PressureStats Simulation::solve_and_project(int stage) {
 
   t.begin(Phase::project);
   backend_->project();
-  backend_->boundary_pressure(stage);  // the links' share of this stage's pressure (sim/model/boundary_flux.hpp)
+  // the links' share of this stage's pressure (sim/model/boundary_flux.hpp)
+  backend_->boundary_pressure(kPartPressure0 + stage, scheme_.stage[stage].flux_explicit);
+  (void)weight;
   t.end(Phase::project);
   count_solve(p, step_ + 1, time_ + dt_);
   return p;
@@ -348,6 +396,29 @@ void Simulation::count_solve(const PressureStats& p, int64_t step, double time) 
                   "t = %.6g s, solver %s, relative residual %.3g after %d iterations, tolerance %.3g",
                   pressure_failures_in_row_, static_cast<long long>(step), time, solver_->name().c_str(),
                   p.residual, p.iterations, cfg_.tolerance);
+    throw PressureFailure(line);
+  }
+}
+
+// The failure count of a viscous solve, as count_solve's for the pressure.
+void Simulation::count_viscous(const ViscousStats& v, int64_t step, double time) {
+  viscous_iterations_total_ += v.iterations;
+  if (v.converged) {
+    viscous_failures_in_row_ = 0;
+    return;
+  }
+  ++viscous_unconverged_;
+  ++viscous_failures_in_row_;
+  const double r = v.relative;
+  if (std::isnan(r) || (!std::isnan(viscous_worst_residual_) && r > viscous_worst_residual_))
+    viscous_worst_residual_ = r;
+  if (viscous_failures_in_row_ >= cfg_.max_failures) {
+    char line[320];
+    std::snprintf(line, sizeof line,
+                  "the viscous solve did not converge %d times in a row (pressure.max_failures): step %lld, "
+                  "t = %.6g s, relative residual %.3g after %d Chebyshev iterations, tolerance %.3g",
+                  viscous_failures_in_row_, static_cast<long long>(step), time, v.relative, v.iterations,
+                  cfg_.tolerance);
     throw PressureFailure(line);
   }
 }

@@ -9,6 +9,8 @@
 
 #include "sim/model/backend.hpp"
 #include "sim/model/pressure.hpp"
+#include "sim/model/time_scheme.hpp"
+#include "sim/model/viscous.hpp"
 
 namespace sim {
 
@@ -36,6 +38,7 @@ struct NonFiniteError : std::runtime_error {
 struct StepInfo {
   double dt = 0;
   PressureStats pressure;
+  int viscous_iterations = 0;  // the implicit viscous solves' Chebyshev iterations (host steps)
 };
 
 class Simulation {
@@ -97,6 +100,24 @@ class Simulation {
   }
   // Adaptive steps whose dt the viscous limit of the explicit diffusion set
   // (rather than the advective limit or dt_max), since the start of the run.
+  // The implicit viscous solves (fluid.viscous = implicit): iterations
+  // summed, unconverged solves, the worst relative residual of those.
+  int64_t viscous_iterations_total() {
+    drain();
+    return viscous_iterations_total_;
+  }
+  int64_t viscous_unconverged() {
+    drain();
+    return viscous_unconverged_;
+  }
+  double viscous_worst_residual() {
+    drain();
+    return viscous_worst_residual_;
+  }
+  int64_t dt_max_steps() {
+    drain();
+    return dt_max_steps_;
+  }
   int64_t viscous_limited_steps() {
     drain();
     return viscous_limited_steps_;
@@ -122,6 +143,12 @@ class Simulation {
   int pressure_failures_in_row_ = 0;
   double pressure_worst_residual_ = 0;
   int64_t viscous_limited_steps_ = 0;
+  int64_t dt_max_steps_ = 0;
+  TimeScheme scheme_{};
+  int64_t viscous_iterations_total_ = 0;
+  int64_t viscous_unconverged_ = 0;
+  int viscous_failures_in_row_ = 0;
+  double viscous_worst_residual_ = 0;
   std::atomic<bool> stop_{false};
 
   // The segment an asynchronous backend records once and replays: the step.
@@ -135,12 +162,13 @@ class Simulation {
   void set_dt(double dt);  // k_.dt, uploaded to the backend
   // The particles and the fluid of one step: `particles()` moves the
   // particles (and injects), `project(stage)` solves and projects.
-  template <class Particles, class Project>
-  void heun(Particles particles, Project project);
-  static PressureStats combine(const PressureStats& first, const PressureStats& second);
+  template <class Particles, class Project, class Viscous>
+  void stages(Particles particles, Project project, Viscous viscous);
+  static PressureStats combine(const PressureStats (&solves)[kStepSolves]);
   // One pressure solve, the watchdog, the projection and the failure count.
-  PressureStats solve_and_project(int stage);
+  PressureStats solve_and_project(int stage, real weight);
   void count_solve(const PressureStats& p, int64_t step, double time);
+  void count_viscous(const ViscousStats& v, int64_t step, double time);
   bool async_ready();
   StepInfo step_on_device();
   bool absorb_next(bool wait);

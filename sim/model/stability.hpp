@@ -1,6 +1,9 @@
-// Explicit time-step limits of the scheme (Heun's method, SSP-RK2, for
-// advection and diffusion: the same real-axis limit as forward Euler). Used by config validation (fixed dt) and by the
-// adaptive step, so the two cannot disagree.
+// Time-step limits of the scheme (sim/model/time_scheme.hpp): SSP-RK3 for
+// advection; explicit diffusion has forward Euler's real-axis limit (SSP-RK3
+// reaches -2.51, the limit below keeps Euler's -2 as the stages' own), and
+// implicit diffusion none, but then the advective CFL must stay below 0.7.
+// Used by config validation (fixed dt) and by the adaptive step, so the two
+// cannot disagree.
 #pragma once
 #include <math.h>
 
@@ -13,6 +16,11 @@
 
 namespace sim {
 
+// The largest time.cfl of a run with implicit viscosity: the step's
+// amplification of a stiff viscous mode with advective number z tends to
+// 1.42 |z| (sim/model/time_scheme.hpp), stable below 0.706.
+constexpr double kImplicitMaxCfl = 0.7;
+
 // How a step chooses dt: the rule of the adaptive step as data, applied by
 // choose_dt on the host (Simulation::next_dt) and on the device (a step
 // recorded as a graph), so both clocks take the same bits.
@@ -20,25 +28,26 @@ struct DtRule {
   double fixed_dt = 0;       // > 0: this dt every step
   double cfl = 0.5, dt_max = 0;
   double boundary_rate = 0;  // max |boundary speed| / h
-  double viscous_limit = 0;  // viscous_dt_limit of the config
+  double viscous_limit = 0;  // viscous_dt_limit of the config; infinite with implicit viscosity
   double inject_rate = 0;    // particles.inject.rate [1/s]
 };
 
 struct DtChoice {
   double dt;
   bool viscous;  // the viscous limit set it
+  bool capped;   // dt_max set it
 };
 
 // dt = min(cfl min(1/rate, viscous limit), dt_max), rate the larger of the
 // field's CFL rate (max |u|/dx + |v|/dy) and the boundaries'; or the fixed dt.
 SIM_HD DtChoice choose_dt(const DtRule& rule, double field_rate) {
-  if (rule.fixed_dt > 0) return {rule.fixed_dt, false};
+  if (rule.fixed_dt > 0) return {rule.fixed_dt, false, false};
   const double rate = field_rate < rule.boundary_rate ? rule.boundary_rate : field_rate;
   const double adv = rate > 0 ? 1.0 / rate : INFINITY;
   const double visc = rule.viscous_limit;
   const bool viscous = visc < adv && rule.cfl * visc < rule.dt_max;
   const double c = rule.cfl * (visc < adv ? visc : adv);
-  return {rule.dt_max < c ? rule.dt_max : c, viscous};
+  return {rule.dt_max < c ? rule.dt_max : c, viscous, rule.dt_max < c};
 }
 
 // The particles injected at `rate` per second between t0 and t1 (ids in

@@ -32,6 +32,7 @@ SIM_ENUM_TABLE(InitialFlow, {InitialFlow::rest, "rest"}, {InitialFlow::uniform, 
                {InitialFlow::taylor_green, "taylor_green"})
 SIM_ENUM_TABLE(ObstacleShape, {ObstacleShape::circle, "circle"}, {ObstacleShape::rectangle, "rectangle"})
 SIM_ENUM_TABLE(AdvectionScheme, {AdvectionScheme::central, "central"}, {AdvectionScheme::quick, "quick"})
+SIM_ENUM_TABLE(ViscousScheme, {ViscousScheme::implicit, "implicit"}, {ViscousScheme::explicit_, "explicit"})
 SIM_ENUM_TABLE(RankTransport, {RankTransport::auto_, "auto"}, {RankTransport::nccl, "nccl"}, {RankTransport::host, "host"})
 
 #undef SIM_ENUM_TABLE

@@ -36,6 +36,10 @@ enum class ObstacleShape { circle, rectangle };
 // Momentum advection: second-order central, or QUICK with a fourth-order
 // advecting velocity (third order; sim/model/fluid_physics.hpp).
 enum class AdvectionScheme { central, quick };
+// The viscous term: implicit in two Helmholtz solves per step (the
+// default; no viscous limit on dt) or explicit in the Runge-Kutta stages
+// (sim/model/time_scheme.hpp).
+enum class ViscousScheme { implicit, explicit_ };
 // How GPU ranks exchange rows: auto = NCCL when each rank has a GPU of its
 // own, host memory and MPI when ranks share one (cuda/device_rows.hpp).
 enum class RankTransport { auto_, nccl, host };

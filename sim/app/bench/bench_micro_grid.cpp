@@ -176,7 +176,7 @@ void momentum_stages(Context& x, const Config& cfg, int n) {
       }
       Backend* bp = b.get();
       measure(x, row, bp, points, traffic::stage(1, false, false, scheme).bytes, [bp] {
-        bp->rk_stage(VelocityField::saved, VelocityField::saved, VelocityField::current, real(0), real(1), real(1));
+        bp->rk_stage(VelocityField::saved, VelocityField::saved, VelocityField::current, real(0), real(1), real(1), real(1));
       });
     }
 }
