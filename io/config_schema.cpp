@@ -132,8 +132,8 @@ void fluid_keys(std::vector<Field<Config>>& k) {
       "obstacles). See docs/ARCHITECTURE.md."));
   k.push_back(enumeration<ViscousScheme, C>(
       "fluid.viscous", SIM_MEMBER(viscous),
-      "The viscous term: implicit (two Helmholtz solves per step, L-stable: dt is not bounded by the viscous "
-      "limit and time.cfl must be at most 0.7) or explicit (in the Runge-Kutta stages: dt at most cfl times the "
+      "The viscous term: implicit (one Helmholtz solve per stage, three per step, L-stable: dt is not bounded "
+      "by the viscous limit) or explicit (in the Runge-Kutta stages: dt at most cfl times the "
       "viscous limit 1 / (2 nu (1/dx^2 + 1/dy^2))). See docs/ARCHITECTURE.md, \"The time step\"."));
 
   k.push_back(number<C>("gravity.x", SIM_MEMBER(gx), "m/s^2", any(), "Gravity, x component."));

@@ -66,6 +66,17 @@ void CpuBackend::copy_velocity(VelocityField from, VelocityField to) {
   std::copy(vf + first, vf + last, vt + first);
 }
 
+void CpuBackend::combine_velocity(VelocityField out, real alpha, VelocityField x, real beta) {
+  const auto [uo, vo] = velocity(out);
+  const auto [ux, vx] = velocity(x);
+  const auto [first, last] = near_rows();
+#pragma omp parallel for schedule(static)
+  for (size_t c = first; c < last; ++c) {
+    uo[c] = alpha * uo[c] + beta * ux[c];
+    vo[c] = alpha * vo[c] + beta * vx[c];
+  }
+}
+
 void CpuBackend::rk_stage(VelocityField in, VelocityField base, VelocityField out, real a, real b, real cl,
                           real cv) {
   const bool quick = k_.advection == static_cast<int>(AdvectionScheme::quick);
@@ -284,8 +295,8 @@ Backend::HelmholtzNorms CpuBackend::helmholtz_start(VelocityField f, real g) {
       first_touch(hu_[s], rows_);
       first_touch(hv_[s], rows_);
     }
-    copy_rows(hu_[s], of_field(f, u_, uh_, us_), rows_);
-    copy_rows(hv_[s], of_field(f, v_, vh_, vs_), rows_);
+    copy_rows(hu_[s], of_field(f, u_, uh_, us_, u0_), rows_);
+    copy_rows(hv_[s], of_field(f, v_, vh_, vs_, v0_), rows_);
   }
   newest_ = 0;
   HelmholtzNorms n;
@@ -319,8 +330,8 @@ void CpuBackend::chebyshev_iteration(VelocityField f, real g, const ChebyshevWei
 
 double CpuBackend::helmholtz_finish(VelocityField f, real g) {
   const double r2 = helmholtz_pass(f, g, [](int, int, real, real) {});
-  copy_rows(f == VelocityField::current ? u_ : f == VelocityField::saved ? uh_ : us_, hu_[newest_], rows_);
-  copy_rows(f == VelocityField::current ? v_ : f == VelocityField::saved ? vh_ : vs_, hv_[newest_], rows_);
+  copy_rows(of_field(f, u_, uh_, us_, u0_), hu_[newest_], rows_);
+  copy_rows(of_field(f, v_, vh_, vs_, v0_), hv_[newest_], rows_);
   return r2;
 }
 

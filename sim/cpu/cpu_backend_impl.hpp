@@ -55,7 +55,7 @@ class CpuBackend final : public Backend {
     for (auto* f : {&u_, &v_, &uh_, &vh_, &us_, &vs_, &phi_, &phi2_, &rhs_, &open_}) first_touch(*f, rows_);
     row_sum_.assign(static_cast<size_t>(g.ny) + 3, 0.0);
     if (cfg.two_way)
-      for (auto* f : {&mu_, &mv_, &au_, &av_, &bu_, &bv_}) first_touch(*f, rows_);
+      for (auto* f : {&mu_, &mv_, &au_, &av_, &bu_, &bv_, &u0_, &v0_}) first_touch(*f, rows_);
     inj_ = make_injection(cfg.inject);
     poisson_.split(ranks_, cfg.replicated_cells);
   }
@@ -85,6 +85,7 @@ class CpuBackend final : public Backend {
   void step_particles(uint64_t first_id, int64_t count) override;
   void couple_fluid() override;
   void copy_velocity(VelocityField from, VelocityField to) override;
+  void combine_velocity(VelocityField out, real alpha, VelocityField x, real beta) override;
   void rk_stage(VelocityField in, VelocityField base, VelocityField out, real a, real b, real cl,
                 real cv) override;
   HelmholtzNorms helmholtz_start(VelocityField f, real g) override;
@@ -187,7 +188,7 @@ class CpuBackend final : public Backend {
   static void sor_row_open(real* p, const real* __restrict rhs, int first, const Constants& k);
 
   std::pair<real*, real*> velocity(VelocityField f) {
-    return {of_field(f, u_, uh_, us_).data(), of_field(f, v_, vh_, vs_).data()};
+    return {of_field(f, u_, uh_, us_, u0_).data(), of_field(f, v_, vh_, vs_, v0_).data()};
   }
 
   template <class View>
@@ -212,6 +213,7 @@ class CpuBackend final : public Backend {
   InjectionC inj_{};
   RowBlocks rows_;  // the static row partition of the grid arrays (first touch)
   HostArray<real> u_, v_, uh_, vh_, us_, vs_, phi_, phi2_, rhs_, open_;
+  HostArray<real> u0_, v0_;  // VelocityField::start (two-way runs)
   std::vector<real> clearance_;  // fluid.advection = quick with obstacles: advection_clearance per point
   // The transform solve bound to this backend's arrays; its residual is
   // level 0's operator of poisson_ (split over ranks as the solve is).

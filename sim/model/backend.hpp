@@ -84,18 +84,20 @@ class PressureOps {
 // The velocity fields of a step: the current one (what compute_rhs and
 // project act on, and what is written out), the step's starting velocity
 // kept for the second stage, and a stage's input.
-enum class VelocityField { current, saved, stage };
+// `start`: the step's starting velocity of a two-way step, kept while
+// saved serves the particles (allocated by two-way runs only).
+enum class VelocityField { current, saved, stage, start };
 
 // A backend's buffer of one of them.
 template <class T>
-T& of_field(VelocityField f, T& current, T& saved, T& stage) {
-  return f == VelocityField::saved ? saved : f == VelocityField::stage ? stage : current;
+T& of_field(VelocityField f, T& current, T& saved, T& stage, T& start) {
+  return f == VelocityField::saved ? saved : f == VelocityField::stage ? stage : f == VelocityField::start ? start : current;
 }
 
 // The pressure solves of a step (one per stage, sim/model/time_scheme.hpp)
 // and its implicit viscous solves.
 constexpr int kStepSolves = 3;
-constexpr int kViscousSolves = 2;
+constexpr int kViscousSolves = 3;
 
 // What an asynchronous step leaves on the device for the host to read
 // later (DeviceStepping::take_record): everything the host decides or reports
@@ -240,6 +242,8 @@ class Backend : public PressureOps {
   virtual void step_particles(uint64_t first_id, int64_t count) = 0;
   // to = from on every point, halo included.
   virtual void copy_velocity(VelocityField from, VelocityField to) = 0;
+  // out = alpha out + beta x on every point, halo included.
+  virtual void combine_velocity(VelocityField out, real alpha, VelocityField x, real beta) = 0;
   // out = a base + b in + dt (c (A + f)(in) + cv nu lap(in)) on active
   // faces (stage_point of sim/model/fluid_physics.hpp), 0 on solid faces;
   // halo of out filled after. `out` must differ from `in`; `base` is not

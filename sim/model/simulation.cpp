@@ -155,6 +155,11 @@ StepInfo Simulation::step() {
       [&](int solve, real gamma) {
         viscous[solve] = solve_viscous(*backend_, VelocityField::current, gamma, settings_.tolerance, k_);
         count_viscous(viscous[solve], step_ + 1, time_ + dt_);
+      },
+      [&](real w) {
+        set_dt(w * dt_);
+        backend_->project();
+        set_dt(dt_);
       });
   info.pressure = combine(solves);
   for (const ViscousStats& v : viscous) info.viscous_iterations += v.iterations;
@@ -167,33 +172,38 @@ StepInfo Simulation::step() {
 // The fluid part of the step and where the particles move in it, once for
 // both ways: `project(stage, weight)` solves the pressure of stage 0, 1 or
 // 2 with weight times dt and projects; `viscous(solve, gamma)` solves
-// (I - gamma dt V) x = current in place (solve 0 or 1).
+// (I - gamma dt V) x = current in place (solve 0, 1 or 2); `shift(w)` adds
+// -w dt G p of the last projection's pressure p to current (project() with
+// w dt), the incremental pressure around each solve.
 //
-// The fields: current is each stage's result; the base of stages 2 and 3
-// (u, or u~ with the particles' payback) stays in saved (one-way) or stage
-// (two-way), and the stage's input is copied into the other one.
-template <class Particles, class Project, class Viscous>
-void Simulation::stages(Particles particles, Project project, Viscous viscous) {
+// The fields: current is each stage's result. One-way, the base of stages
+// 2 and 3 (u) stays in saved and the stage's input is copied into stage.
+// Two-way, the particles' drag D (u~ = u + D, couple_fluid) and what they
+// pay back enter like a body force J (stage = u + J), with the weights of
+// A: stage 1 is u~ + dt A(u) + ..., and stages 2 and 3 take
+// a u + c J = a ((1 - c/a) u + c/a (u + J)), that base formed in start
+// (u at first) by combine_velocity; saved is the input.
+template <class Particles, class Project, class Viscous, class Shift>
+void Simulation::stages(Particles particles, Project project, Viscous viscous, Shift shift) {
   PhaseTimer& t = backend_->timer();
   const bool two_way = cfg_.two_way;
-  const VelocityField base = two_way ? VelocityField::stage : VelocityField::saved;
-  const VelocityField input = two_way ? VelocityField::saved : VelocityField::stage;
   auto move = [&] {
     t.begin(Phase::particles);
     particles();
     t.end(Phase::particles);
   };
-  // The stage's explicit update from `in`, its boundary links' share of the
-  // step (sim/model/boundary_flux.hpp), and its implicit solve, if any.
-  int solve = 0;
-  auto explicit_and_implicit = [&](int s, VelocityField in, VelocityField from) {
+  // The stage's explicit update from `in` and `from`, its boundary links'
+  // share of the step (sim/model/boundary_flux.hpp), and its implicit solve
+  // with the last pressure's gradient taken out and put back.
+  auto stage_update = [&](int s, VelocityField in, VelocityField from, real a, real b) {
     const StageCoefficients& c = scheme_.stage[s];
-    backend_->rk_stage(in, from, VelocityField::current, c.a, c.b, c.c, c.cv);
+    backend_->rk_stage(in, from, VelocityField::current, a, b, c.c, c.cv);
     backend_->boundary_flux(in, kPartFlux0 + s, c.flux_explicit, c.flux_viscous);
     if (c.gamma > real(0)) {
-      viscous(solve, c.gamma);
-      backend_->boundary_flux(VelocityField::current, kPartSolved0 + solve, real(0), c.flux_solved);
-      ++solve;
+      shift(c.pressure_weight);
+      viscous(s, c.gamma);
+      shift(-c.pressure_weight);
+      backend_->boundary_flux(VelocityField::current, kPartSolved0 + s, real(0), c.flux_solved);
     }
   };
   auto weight = [&](int s) { return scheme_.stage[s].pressure_weight; };
@@ -201,6 +211,7 @@ void Simulation::stages(Particles particles, Project project, Viscous viscous) {
   if (!two_way) move();
   t.begin(Phase::momentum);
   backend_->copy_velocity(VelocityField::current, VelocityField::saved);  // u
+  if (two_way) backend_->copy_velocity(VelocityField::current, VelocityField::start);
   t.end(Phase::momentum);
   if (two_way) {
     t.begin(Phase::particles);
@@ -210,27 +221,30 @@ void Simulation::stages(Particles particles, Project project, Viscous viscous) {
   // Stage 1: U1 = u + dt A(u) (u~ + dt A(u) two-way), solved, projected.
   t.begin(Phase::momentum);
   if (two_way) {
-    const StageCoefficients& c = scheme_.stage[0];
-    backend_->rk_stage(VelocityField::saved, VelocityField::stage, VelocityField::current, real(1), real(0), c.c,
-                       c.cv);
-    backend_->boundary_flux(VelocityField::saved, kPartFlux0, c.flux_explicit, c.flux_viscous);
-    if (c.gamma > real(0)) {
-      viscous(solve, c.gamma);
-      backend_->boundary_flux(VelocityField::current, kPartSolved0 + solve, real(0), c.flux_solved);
-      ++solve;
-    }
+    stage_update(0, VelocityField::saved, VelocityField::stage, real(1), real(0));
     backend_->copy_velocity(VelocityField::current, VelocityField::saved);  // what the projection starts from
   } else {
-    explicit_and_implicit(0, VelocityField::saved, VelocityField::saved);
+    stage_update(0, VelocityField::saved, VelocityField::saved, scheme_.stage[0].a, scheme_.stage[0].b);
   }
   t.end(Phase::momentum);
   project(0, weight(0));
   if (two_way) move();  // against stage, plus the share of current - saved; paid back into stage
   // Stages 2 and 3 from the base and the last stage's result.
   for (int s = 1; s < 3; ++s) {
+    const StageCoefficients& c = scheme_.stage[s];
     t.begin(Phase::momentum);
-    backend_->copy_velocity(VelocityField::current, input);
-    explicit_and_implicit(s, input, base);
+    if (two_way) {
+      // start: u -> (1 - c2/a2) u + c2/a2 (u + J) -> the same with stage 3's weights
+      const real r = c.c / c.a, r_before = s == 1 ? real(0) : scheme_.stage[s - 1].c / scheme_.stage[s - 1].a;
+      // (1 - r) u + r (u + J) from (1 - r') u + r' (u + J): alpha = (1 - r) / (1 - r'), beta = 1 - alpha
+      const real alpha = (real(1) - r) / (real(1) - r_before);
+      backend_->combine_velocity(VelocityField::start, alpha, VelocityField::stage, real(1) - alpha);
+      backend_->copy_velocity(VelocityField::current, VelocityField::saved);
+      stage_update(s, VelocityField::saved, VelocityField::start, c.a, c.b);
+    } else {
+      backend_->copy_velocity(VelocityField::current, VelocityField::stage);
+      stage_update(s, VelocityField::stage, VelocityField::saved, c.a, c.b);
+    }
     t.end(Phase::momentum);
     project(s, weight(s));
   }
@@ -285,6 +299,11 @@ StepInfo Simulation::step_on_device() {
            },
            [&](int solve, real gamma) {
              device_->viscous_solve_on_device(VelocityField::current, gamma, solve, settings_.tolerance);
+           },
+           [&](real w) {
+             device_->scale_dt_on_device(w);
+             backend_->project();
+             device_->scale_dt_on_device(real(1));
            });
   });
   device_->close_record();
@@ -331,7 +350,9 @@ bool Simulation::absorb_next(bool wait) {
     ViscousStats vs;
     vs.iterations = static_cast<int>(r.viscous_iterations[v]);
     vs.relative = r.viscous_relative[v];
-    vs.converged = vs.relative <= kViscousSlack * settings_.tolerance;
+    // g of the solve from the record's dt, as the device took it
+    const double g = static_cast<double>(scheme_.stage[v].gamma) * static_cast<real>(r.dt) * k_.nu;
+    vs.converged = viscous_converged(vs.relative, g, settings_.tolerance, k_);
     count_viscous(vs, r.step, r.time);
   }
   last_pressure_ = combine(solves);

@@ -162,8 +162,8 @@ class Simulation {
   void set_dt(double dt);  // k_.dt, uploaded to the backend
   // The particles and the fluid of one step: `particles()` moves the
   // particles (and injects), `project(stage)` solves and projects.
-  template <class Particles, class Project, class Viscous>
-  void stages(Particles particles, Project project, Viscous viscous);
+  template <class Particles, class Project, class Viscous, class Shift>
+  void stages(Particles particles, Project project, Viscous viscous, Shift shift);
   static PressureStats combine(const PressureStats (&solves)[kStepSolves]);
   // One pressure solve, the watchdog, the projection and the failure count.
   PressureStats solve_and_project(int stage, real weight);

@@ -1,7 +1,8 @@
 // Time-step limits of the scheme (sim/model/time_scheme.hpp): SSP-RK3 for
-// advection; explicit diffusion has forward Euler's real-axis limit (SSP-RK3
-// reaches -2.51, the limit below keeps Euler's -2 as the stages' own), and
-// implicit diffusion none, but then the advective CFL must stay below 0.7.
+// advection (imaginary axis to sqrt(3), the CFL number below 1 keeps
+// within it); explicit diffusion has forward Euler's real-axis limit
+// (SSP-RK3 reaches -2.51, the limit below keeps Euler's -2 as the stages'
+// own); implicit diffusion none (the step is L-stable).
 // Used by config validation (fixed dt) and by the adaptive step, so the two
 // cannot disagree.
 #pragma once
@@ -15,11 +16,6 @@
 #include "sim/model/types.hpp"
 
 namespace sim {
-
-// The largest time.cfl of a run with implicit viscosity: the step's
-// amplification of a stiff viscous mode with advective number z tends to
-// 1.42 |z| (sim/model/time_scheme.hpp), stable below 0.706.
-constexpr double kImplicitMaxCfl = 0.7;
 
 // How a step chooses dt: the rule of the adaptive step as data, applied by
 // choose_dt on the host (Simulation::next_dt) and on the device (a step

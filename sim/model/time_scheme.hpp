@@ -5,33 +5,33 @@
 // |R|^2 = 1 - z^4/12 + z^6/36, it never amplifies them). The viscous term
 // is either explicit in the same stages (fluid.viscous = "explicit": plain
 // SSP-RK3, dt then also bounded by the viscous limit) or implicit
-// (fluid.viscous = "implicit", the default), with two Helmholtz solves:
+// (fluid.viscous = "implicit", the default), one Helmholtz solve a stage:
 //
-//   U1* = u + dt A(u),                        (I - g1 dt V) U1 = U1*,  U1 <- P U1    (dt)
-//   U2  = 3/4 u + 1/4 U1 + dt (A(U1)/4 + e2 V(U1)),                    U2 <- P U2    (dt/4)
-//   U3* = 1/3 u + 2/3 U2 + dt (2/3 A(U2) + e3 V(U2)),
-//                                             (I - g3 dt V) u' = U3*,  u' <- P u'    (2 dt/3)
+//   U1 = P S1 (u + dt A(u) + dt/2 V(u)),                         S1 = (I - dt/2 V)^-1
+//   U2 = P S2 (3/4 u + 1/4 U1 + dt/4 A(U1) - dt V(U1)),          S2 = (I - 5 dt/4 V)^-1
+//   u' = P S3 (1/3 u + 2/3 U2 + 2 dt/3 A(U2)),                   S3 = (I - 2 dt/3 V)^-1
 //
-// A = advection + body force, V = nu lap, P the projection (its pressure
-// taken with the stage's weight in brackets, so phi is the kinematic
-// pressure of any stage). The weights follow from the IMEX order conditions
-// with the explicit tableau fixed: second order in the coupled terms
-// (c_E = c_I = (0, 1, 1/2), b = (1/6, 1/6, 2/3) for A), and L-stable for V
-// alone (the middle stage's limit 3/4 - e2/g1 vanishes, so R(-inf) = 0: a
-// checkerboard mode of the impulsively started cavity dies in a step where
-// Crank-Nicolson would flip its sign, R = -0.98 at 100x the explicit limit).
-// g1 = 3a/7, e2 = 3 g1/4, e3 = 5 g1/3, g3 = 1 - a with a the smaller root of
-// 3a^2/7 - a + 1/2 = 0. For a stiff diffusive mode with advection z the step
-// tends to 1.42 |z|, so the advective CFL of an implicit run stays below
-// 0.7 (time.cfl's default is 0.5; the config check refuses more).
-//
-// A steady state (P (A + V) u = 0) passes every stage unchanged whatever
-// dt is; the stages' pressure weights (1, 1/4, 2/3 of dt) and the
-// boundary-flux weights below follow the same bookkeeping, so the step's
-// momentum exchange with walls and obstacles is exact.
+// A = advection + body force, V = nu lap, P the projection, its pressure
+// taken with the stage's weight of A (1, 1/4, 2/3 of dt), so phi is the
+// kinematic pressure of any stage. Before each solve the last projection's
+// pressure gradient, with that weight, is taken out of the right-hand side
+// and put back after it (an incremental pressure): the solve then diffuses
+// nothing a pressure holds (a body force, the particles' drag in a closed
+// box). The weights (e_k of V explicit, g_k implicit) are chosen so that
+//   - each stage is consistent: e_k + g_k = the stage's weight of A, so a
+//     steady state (A + V - G p = 0) passes every stage unchanged whatever
+//     dt is;
+//   - the step is second order for the coupled terms (IMEX order conditions
+//     with SSP-RK3 fixed: with g3 = 2/3 they leave the family
+//     e2 = e1/2 - 5/4, of which e1 = 1/2 is the one with Crank-Nicolson as
+//     its first stage);
+//   - the last stage is fully implicit, so the step is L-stable: R(-inf) = 0
+//     for V alone and for any advective z with it. A checkerboard mode at
+//     100 times the explicit viscous limit (z = -200) is multiplied by
+//     -0.0014 a step where Crank-Nicolson gives -0.98 (the ringing of the
+//     impulsively started cavity); |R| <= 1 for imaginary z up to sqrt(3)
+//     and any V <= 0 (scanned).
 #pragma once
-#include <math.h>
-
 #include "sim/model/types.hpp"
 
 namespace sim {
@@ -54,13 +54,10 @@ struct TimeScheme {
   StageCoefficients stage[3];
 };
 
-// What the particles pay back into the base (the two-way step, after the
-// first projection) enters u' through the base of stages 2 and 3 only
-// (1/3 + 2/3 * 3/4 = 5/6 of it): paid 6/5 times, it weighs 1.
+// What the particles pay back (the two-way step, after the first
+// projection) enters stages 2 and 3 like a body force, with A's weights:
+// 2/3 * 1/4 + 2/3 = 5/6 of it reaches u'. Paid 6/5 times, it weighs 1.
 constexpr real kBasePayback = real(1.2);
-
-// a of the implicit scheme: the smaller root of 3a^2/7 - a + 1/2 = 0.
-inline double imex_a() { return (1.0 - sqrt(1.0 / 7.0)) * 7.0 / 6.0; }
 
 inline TimeScheme time_scheme(bool implicit_viscosity) {
   TimeScheme s{};
@@ -71,12 +68,14 @@ inline TimeScheme time_scheme(bool implicit_viscosity) {
                   real(2.0 / 3), 0};
     return s;
   }
-  const double a = imex_a();
-  const double g1 = 3 * a / 7, e2 = 0.75 * g1, e3 = 5 * g1 / 3, g3 = 1 - a;
-  s.stage[0] = {0, 1, 1, 0, real(g1), 1, real(1.0 / 6), 0, real(g1 / 6)};
-  s.stage[1] = {real(0.75), real(0.25), real(0.25), real(e2), 0, real(0.25), real(1.0 / 6), real(2 * e2 / 3), 0};
-  s.stage[2] = {real(1.0 / 3), real(2.0 / 3), real(2.0 / 3), real(e3), real(g3), real(2.0 / 3), real(2.0 / 3),
-                real(e3), real(g3)};
+  // e = (1/2, -1, 0), g = (1/2, 5/4, 2/3); in u' (through the later stages'
+  // b): V(u) 1/2 * 1/6, V(U1*) 1/2 * 1/6, V(U1) -1 * 2/3, V(U2*) 5/4 * 2/3,
+  // V(u'*) 2/3: sum 1.
+  s.stage[0] = {0, 1, 1, real(0.5), real(0.5), 1, real(1.0 / 6), real(1.0 / 12), real(1.0 / 12)};
+  s.stage[1] = {real(0.75), real(0.25), real(0.25), real(-1.0), real(1.25), real(0.25), real(1.0 / 6),
+                real(-2.0 / 3), real(5.0 / 6)};
+  s.stage[2] = {real(1.0 / 3), real(2.0 / 3), real(2.0 / 3), 0, real(2.0 / 3), real(2.0 / 3), real(2.0 / 3), 0,
+                real(2.0 / 3)};
   return s;
 }
 

@@ -14,7 +14,7 @@ ViscousStats solve_viscous(Backend& b, VelocityField f, real gamma, double toler
   const double r2 = b.helmholtz_finish(f, g);
   s.iterations = plan.iterations;
   s.relative = n.b2 > 0 ? std::sqrt(r2 / n.b2) : 0.0;
-  s.converged = s.relative <= kViscousSlack * tolerance;
+  s.converged = viscous_converged(s.relative, g, tolerance, k);
   return s;
 }
 
