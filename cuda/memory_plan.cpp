@@ -14,10 +14,12 @@
 namespace sim::cuda {
 
 namespace {
-// u v, the saved and stage copies of each (Heun's two stages), phi and its Jacobi twin, rhs, open.
+// u v, the saved and stage copies of each (the stages' base and input), phi and its Jacobi twin, rhs, open.
 constexpr int kGridArrays = 10;
 // Two-way coupling: deposited mass M and the implicit drag's A and B, per component.
 constexpr int kCouplingArrays = 6;
+// The implicit viscous solve: two iterates of u and v.
+constexpr int kViscousArrays = 4;
 // CUB's single-pass reductions need a few KiB; room for the diagnostics' structs.
 constexpr size_t kReduceWorkspace = 1 << 20;
 }  // namespace
@@ -48,11 +50,16 @@ MemoryPlan plan_memory(const Config& cfg, const Grid& g, const StencilOpts& o, b
   p.capacity = cfg.particle_capacity();
   p.couples = cfg.two_way && p.capacity > 0;
   p.advection_clearance = cfg.advection == AdvectionScheme::quick && !cfg.obstacles.empty();
-  p.fields = (kGridArrays + (p.couples ? kCouplingArrays : 0) + (p.advection_clearance ? 1 : 0)) * g.size() *
-                 sizeof(real) +
+  p.viscous_work = cfg.implicit_viscosity();
+  p.fields = (kGridArrays + (p.couples ? kCouplingArrays : 0) + (p.advection_clearance ? 1 : 0) +
+              (p.viscous_work ? kViscousArrays : 0)) *
+                 g.size() * sizeof(real) +
              sizeof(Constants);
   const Exec e{nullptr, ConstantsIn::constant, nullptr, g.nx, g.ny};
   p.reductions = static_cast<size_t>(cell_blocks(e, o)) * sizeof(double) + kReduceWorkspace;
+  // the viscous solve's partial sums (r^2 and b^2 per block of a face pass) and its device scalars
+  if (p.viscous_work)
+    p.reductions += 2 * static_cast<size_t>(helmholtz_blocks(e, o)) * sizeof(double) + sizeof(ViscousDeviceState);
   // the boundary links and their sums (sim/model/boundary_flux.hpp)
   if (measures_boundaries(cfg))
     p.reductions += static_cast<size_t>(boundary_link_bound(cfg)) * sizeof(BoundaryLink) +
