@@ -24,6 +24,16 @@ constexpr int kViscousArrays = 4;
 constexpr size_t kReduceWorkspace = 1 << 20;
 }  // namespace
 
+namespace {
+// fluid.viscous = implicit: the solve's two iterates of u and v, the
+// partial sums of a face pass (r^2 and b^2 per block) and its device scalars.
+void plan_viscous(MemoryPlan& p, const Grid& g, const Exec& e, const StencilOpts& o) {
+  p.viscous_work = true;
+  p.fields += kViscousArrays * g.size() * sizeof(real);
+  p.reductions += 2 * static_cast<size_t>(helmholtz_blocks(e, o)) * sizeof(double) + sizeof(ViscousDeviceState);
+}
+}  // namespace
+
 int key_bits(uint64_t max_key) {
   int b = 0;
   while (max_key != 0) {
@@ -50,16 +60,12 @@ MemoryPlan plan_memory(const Config& cfg, const Grid& g, const StencilOpts& o, b
   p.capacity = cfg.particle_capacity();
   p.couples = cfg.two_way && p.capacity > 0;
   p.advection_clearance = cfg.advection == AdvectionScheme::quick && !cfg.obstacles.empty();
-  p.viscous_work = cfg.implicit_viscosity();
-  p.fields = (kGridArrays + (p.couples ? kCouplingArrays : 0) + (p.advection_clearance ? 1 : 0) +
-              (p.viscous_work ? kViscousArrays : 0)) *
-                 g.size() * sizeof(real) +
+  p.fields = (kGridArrays + (p.couples ? kCouplingArrays : 0) + (p.advection_clearance ? 1 : 0)) * g.size() *
+                 sizeof(real) +
              sizeof(Constants);
   const Exec e{nullptr, ConstantsIn::constant, nullptr, g.nx, g.ny};
   p.reductions = static_cast<size_t>(cell_blocks(e, o)) * sizeof(double) + kReduceWorkspace;
-  // the viscous solve's partial sums (r^2 and b^2 per block of a face pass) and its device scalars
-  if (p.viscous_work)
-    p.reductions += 2 * static_cast<size_t>(helmholtz_blocks(e, o)) * sizeof(double) + sizeof(ViscousDeviceState);
+  if (cfg.implicit_viscosity()) plan_viscous(p, g, e, o);
   // the boundary links and their sums (sim/model/boundary_flux.hpp)
   if (measures_boundaries(cfg))
     p.reductions += static_cast<size_t>(boundary_link_bound(cfg)) * sizeof(BoundaryLink) +
