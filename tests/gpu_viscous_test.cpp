@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "cuda/memory_plan.hpp"
 #include "sim/app/backend_factory.hpp"
 #include "sim/model/faces.hpp"
 #include "sim/model/viscous.hpp"
@@ -223,4 +224,23 @@ TEST_CASE("gpu: implicit viscous steps match the CPU, stepped from the host and 
     // the device's plan and loop run the host path's iterates, bit for bit
     CHECK(sim::test::first_difference(device.state, host.state) == "");
   }
+}
+
+// Catches a memory plan that leaves out the solve's work fields (the check
+// before a run would then pass a case the device cannot hold).
+TEST_CASE("gpu: the memory plan holds the viscous solve's iterates with implicit viscosity only") {
+  sim::Config implicit = sim::test::shipped_config("cavity.toml");
+  REQUIRE(implicit.implicit_viscosity());
+  sim::Config explicit_ = implicit;
+  explicit_.viscous = sim::ViscousScheme::explicit_;
+  const sim::SimState s = sim::make_initial_state(implicit);
+  const sim::cuda::StencilOpts so =
+      sim::cuda::make_stencil_opts(implicit.stencil, implicit.block_x, implicit.block_y, false, implicit.advection);
+  const sim::cuda::MemoryPlan with = sim::cuda::plan_memory(implicit, s.grid, so);
+  const sim::cuda::MemoryPlan without = sim::cuda::plan_memory(explicit_, s.grid, so);
+  CHECK(with.viscous_work);
+  CHECK_FALSE(without.viscous_work);
+  CHECK(with.fields - without.fields == 4 * s.grid.size() * sizeof(sim::real));
+  CHECK(with.reductions > without.reductions);
+  CHECK(sim::cuda_memory_need(implicit, s.grid).grid == with.fields + with.reductions + with.multigrid + with.transform);
 }
