@@ -1,8 +1,9 @@
 // Fluid stencils on the MAC faces: the momentum stage of the time step
 // (advection, diffusion, body force), the pressure-gradient projection, the
-// velocity halo, and the passes of the implicit viscous solve. Each kernel is written once over a memory-access policy
-// (cuda/access.cuh) and calls the same physics functions as CpuBackend, in
-// the same order per face.
+// velocity halo, and the passes of the implicit viscous solve. Each stencil
+// of the step is written once over a memory-access policy (cuda/access.cuh)
+// and calls the same physics functions as CpuBackend, in the same order per
+// face (the viscous passes read plainly, through FaceNeighbours, as the CPU).
 #include <algorithm>
 
 #include "cuda/access.cuh"
@@ -44,8 +45,8 @@ __device__ __forceinline__ AdvectionReach stage_reach_v(int i, int j, int c, typ
 }
 
 // out = a base + b in + dt (c (A + f)(in) + cv nu lap(in)) (stage_point,
-// momentum_u / momentum_v of sim/model/fluid_physics.hpp); fields 0 = u_in, 1 = v_in; base read only when
-// a != 0. R: the neighbourhood's radius, 2 for fluid.advection = quick.
+// momentum_u / momentum_v of sim/model/fluid_physics.hpp); fields 0 = u_in,
+// 1 = v_in; base read only when a != 0. R: the neighbourhood's radius, 2 for fluid.advection = quick.
 template <class A, class KP, bool kSolids, int R>
 __global__ void stage_kernel(KP kp, Region r, typename A::In ui, typename A::In vi, typename A::In ub,
                              typename A::In vb, typename A::In open, typename A::In clear, typename A::Out uo,
