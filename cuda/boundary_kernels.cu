@@ -1,6 +1,7 @@
 // The step's momentum exchange with the domain sides and the obstacles
 // (sim/model/boundary_flux.hpp): one block per owner sums its links in a fixed
-// order (deterministic), from the stage's velocity or the solve's pressure.
+// order (deterministic), from the stage's velocity or the solve's pressure, each
+// link's value weighted by its share of the step (sim/model/time_scheme.hpp).
 #include "cuda/block_sum.cuh"
 #include "cuda/check.hpp"
 #include "cuda/kernels.hpp"
@@ -32,37 +33,42 @@ __device__ void sum_owner(const Constants& k, const BoundaryLink* links, const i
 }
 
 __global__ void link_flux_kernel(const Constants* kp, const BoundaryLink* links, const int* first, const real* u,
-                                 const real* v, const real* open, const real* clear, double* out) {
+                                 const real* v, const real* open, const real* clear, real w_explicit,
+                                 real w_viscous, double* out) {
   const Constants& k = *kp;
-  sum_owner(k, links, first, out,
-            [&](const BoundaryLink& l, int c) { return link_flux(l, c, u, v, open, clear, k); });
+  sum_owner(k, links, first, out, [&](const BoundaryLink& l, int c) {
+    return link_flux(l, c, u, v, open, clear, w_explicit, w_viscous, k);
+  });
 }
 
 template <class T>
 __global__ void link_pressure_kernel(const Constants* kp, const BoundaryLink* links, const int* first, const T* p,
-                                     double* out) {
+                                     real w, double* out) {
   const Constants& k = *kp;
+  const double weight = w;
   sum_owner(k, links, first, out,
-            [&](const BoundaryLink& l, int c) { return link_pressure(p, c, l.q, l.side, k); });
+            [&](const BoundaryLink& l, int c) { return weight * link_pressure(p, c, l.q, l.side, k); });
 }
 
 }  // namespace
 
 void boundary_link_flux(cudaStream_t s, const Constants* k_dev, const BoundaryLink* links, const int* first,
-                        const real* u, const real* v, const real* open, const real* clear, double* out) {
-  link_flux_kernel<<<kBoundaryOwners, kLinkBlock, 0, s>>>(k_dev, links, first, u, v, open, clear, out);
+                        const real* u, const real* v, const real* open, const real* clear, real w_explicit,
+                        real w_viscous, double* out) {
+  link_flux_kernel<<<kBoundaryOwners, kLinkBlock, 0, s>>>(k_dev, links, first, u, v, open, clear, w_explicit,
+                                                          w_viscous, out);
   SIM_CUDA_CHECK_LAUNCH("link_flux_kernel");
 }
 
 void boundary_link_pressure(cudaStream_t s, const Constants* k_dev, const BoundaryLink* links, const int* first,
-                            const real* p, double* out) {
-  link_pressure_kernel<<<kBoundaryOwners, kLinkBlock, 0, s>>>(k_dev, links, first, p, out);
+                            const real* p, real w, double* out) {
+  link_pressure_kernel<<<kBoundaryOwners, kLinkBlock, 0, s>>>(k_dev, links, first, p, w, out);
   SIM_CUDA_CHECK_LAUNCH("link_pressure_kernel");
 }
 
 void boundary_link_pressure(cudaStream_t s, const Constants* k_dev, const BoundaryLink* links, const int* first,
-                            const double* p, double* out) {
-  link_pressure_kernel<<<kBoundaryOwners, kLinkBlock, 0, s>>>(k_dev, links, first, p, out);
+                            const double* p, real w, double* out) {
+  link_pressure_kernel<<<kBoundaryOwners, kLinkBlock, 0, s>>>(k_dev, links, first, p, w, out);
   SIM_CUDA_CHECK_LAUNCH("link_pressure_kernel");
 }
 

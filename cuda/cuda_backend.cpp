@@ -28,6 +28,7 @@ CudaBackend::CudaBackend(const Config& cfg, const Grid& g, const DeviceInfo& dev
   for (DeviceBuffer<real>* f : {&u_, &v_, &uh_, &vh_, &us_, &vs_, &phi_, &phi2_, &rhs_, &open_})
     f->allocate(n, "grid fields");
   if (plan.advection_clearance) clearance_.allocate(n, "advection clearance");
+  if (plan.viscous_work) allocate_viscous_work();
   k_dev_.allocate(1, "constants");
   exec_.k_dev = k_dev_.data();
   partials_.allocate(static_cast<size_t>(cell_blocks(exec_, so_)), "block partial sums");
@@ -213,12 +214,90 @@ void CudaBackend::copy_velocity(VelocityField from, VelocityField to) {
   SIM_CUDA_CHECK(cudaMemcpyAsync(vt + first, vf + first, bytes, cudaMemcpyDeviceToDevice, exec_.stream));
 }
 
-void CudaBackend::rk_stage(VelocityField in, VelocityField base, VelocityField out, real a, real b, real cl) {
+void CudaBackend::rk_stage(VelocityField in, VelocityField base, VelocityField out, real a, real b, real cl,
+                           real cv) {
   const auto [ui, vi] = velocity(in);
   const auto [ub, vb] = velocity(base);
   const auto [uo, vo] = velocity(out);
-  cuda::momentum_stage(exec_, so_, ui, vi, ub, vb, open_.data(), clearance_.data(), uo, vo, a, b, cl);
+  cuda::momentum_stage(exec_, so_, ui, vi, ub, vb, open_.data(), clearance_.data(), uo, vo, a, b, cl, cv);
   velocity_halo(uo, vo);
+}
+
+// ---- the implicit viscous solve's passes (solve_viscous, sim/model/viscous.hpp) ----
+
+// The iterates, the partial sums of a face pass (r^2, then b^2) and the
+// device solve's scalars; with fluid.viscous = implicit at construction
+// (MemoryPlan::viscous_work), else at the first solve.
+void CudaBackend::allocate_viscous_work() {
+  if (hu_[0].size() == g_.size()) return;
+  for (int s = 0; s < 2; ++s) {
+    hu_[s].allocate(g_.size(), "viscous iterates");
+    hv_[s].allocate(g_.size(), "viscous iterates");
+  }
+  const Exec whole{nullptr, ConstantsIn::constant, nullptr, g_.nx, g_.ny};  // every face row: a rank's bound
+  viscous_partials_.allocate(2 * static_cast<size_t>(helmholtz_blocks(whole, so_)), "viscous solve partial sums");
+  viscous_state_.allocate(1, "viscous solve state");
+}
+
+HelmholtzFields CudaBackend::helmholtz_fields(VelocityField f) {
+  const auto [u, v] = velocity(f);
+  HelmholtzFields h;
+  h.bu = u;
+  h.bv = v;
+  for (int s = 0; s < 2; ++s) {
+    h.xu[s] = hu_[s].data();
+    h.xv[s] = hv_[s].data();
+  }
+  h.open = open_.data();
+  return h;
+}
+
+// Both iterates = f, every point; ||b||^2 and ||b - A b||^2 summed over
+// this rank's face rows, then over the ranks.
+Backend::HelmholtzNorms CudaBackend::helmholtz_start(VelocityField f, real g) {
+  allocate_viscous_work();
+  const auto [u, v] = velocity(f);
+  const size_t bytes = g_.size() * sizeof(real);
+  for (int s = 0; s < 2; ++s) {
+    SIM_CUDA_CHECK(cudaMemcpyAsync(hu_[s].data(), u, bytes, cudaMemcpyDeviceToDevice, exec_.stream));
+    SIM_CUDA_CHECK(cudaMemcpyAsync(hv_[s].data(), v, bytes, cudaMemcpyDeviceToDevice, exec_.stream));
+  }
+  newest_ = 0;
+  HelmholtzPass p;
+  p.g = g;
+  p.newest = newest_;
+  cuda::helmholtz_pass(exec_, so_, helmholtz_fields(f), p, viscous_partials(0), viscous_partials(1));
+  const int blocks = helmholtz_blocks(exec_, so_);
+  HelmholtzNorms n;
+  n.r2 = ranks_->sum(sum_to_host(exec_, scratch(), viscous_partials(0), blocks));
+  n.b2 = ranks_->sum(sum_to_host(exec_, scratch(), viscous_partials(1), blocks));
+  return n;
+}
+
+// x_{k+1} into the older iterate, which becomes the newest; its halo
+// filled as the velocity's (the exchange with the neighbour ranks included).
+void CudaBackend::chebyshev_iteration(VelocityField f, real g, const ChebyshevWeights& w) {
+  HelmholtzPass p;
+  p.g = g;
+  p.newest = newest_;
+  p.w = w;
+  p.iterate = true;
+  cuda::helmholtz_pass(exec_, so_, helmholtz_fields(f), p, nullptr, nullptr);
+  newest_ = 1 - newest_;
+  velocity_halo(hu_[newest_].data(), hv_[newest_].data());
+}
+
+double CudaBackend::helmholtz_finish(VelocityField f, real g) {
+  HelmholtzPass p;
+  p.g = g;
+  p.newest = newest_;
+  cuda::helmholtz_pass(exec_, so_, helmholtz_fields(f), p, viscous_partials(0), nullptr);
+  const double r2 = ranks_->sum(sum_to_host(exec_, scratch(), viscous_partials(0), helmholtz_blocks(exec_, so_)));
+  const auto [u, v] = velocity(f);
+  const size_t bytes = g_.size() * sizeof(real);
+  SIM_CUDA_CHECK(cudaMemcpyAsync(u, hu_[newest_].data(), bytes, cudaMemcpyDeviceToDevice, exec_.stream));
+  SIM_CUDA_CHECK(cudaMemcpyAsync(v, hv_[newest_].data(), bytes, cudaMemcpyDeviceToDevice, exec_.stream));
+  return r2;
 }
 
 // The particle watchdog's counter comes back with the norm (one 8-byte
@@ -279,22 +358,23 @@ void CudaBackend::project() {
   velocity_halo(u_.data(), v_.data());
 }
 
-void CudaBackend::boundary_flux(VelocityField in, int stage) {
+void CudaBackend::boundary_flux(VelocityField in, int part, real w_explicit, real w_viscous) {
   if (link_host_.links.empty()) return;
   const auto [u, v] = velocity(in);
   cuda::boundary_link_flux(exec_.stream, k_dev_.data(), links_.data(), link_first_.data(), u, v, open_.data(),
-                           plan_.advection_clearance ? clearance_.data() : nullptr,
-                           link_part(stage == 0 ? kPartFlux0 : kPartFlux1));
+                           plan_.advection_clearance ? clearance_.data() : nullptr, w_explicit, w_viscous,
+                           link_part(part));
 }
 
-void CudaBackend::boundary_pressure(int stage) {
+void CudaBackend::boundary_pressure(int part, real w) {
   if (link_host_.links.empty()) return;
-  double* out = link_part(stage == 0 ? kPartPressure0 : kPartPressure1);
+  double* out = link_part(part);
   if (poisson_ || fft_)
     cuda::boundary_link_pressure(exec_.stream, k_dev_.data(), links_.data(), link_first_.data(),
-                                 poisson_ ? poisson_->x() : x_.data(), out);
+                                 poisson_ ? poisson_->x() : x_.data(), w, out);
   else
-    cuda::boundary_link_pressure(exec_.stream, k_dev_.data(), links_.data(), link_first_.data(), phi_.data(), out);
+    cuda::boundary_link_pressure(exec_.stream, k_dev_.data(), links_.data(), link_first_.data(), phi_.data(), w,
+                                 out);
 }
 
 // ---- transform solve (cuda/cuda_fft.hpp) ----

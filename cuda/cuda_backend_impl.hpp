@@ -81,7 +81,11 @@ class CudaBackend final : public Backend, public DeviceStepping {
   void couple_fluid() override;
   void move_particles();
   void copy_velocity(VelocityField from, VelocityField to) override;
-  void rk_stage(VelocityField in, VelocityField base, VelocityField out, real a, real b, real cl) override;
+  void rk_stage(VelocityField in, VelocityField base, VelocityField out, real a, real b, real cl,
+                real cv) override;
+  HelmholtzNorms helmholtz_start(VelocityField f, real g) override;
+  void chebyshev_iteration(VelocityField f, real g, const ChebyshevWeights& w) override;
+  double helmholtz_finish(VelocityField f, real g) override;
   double compute_rhs() override;
   int64_t nonfinite_particles() override { return nonfinite_; }
 
@@ -95,8 +99,8 @@ class CudaBackend final : public Backend, public DeviceStepping {
   void sor_sweep(int color) override;
   double residual_norm() override;
   void project() override;
-  void boundary_flux(VelocityField in, int stage) override;
-  void boundary_pressure(int stage) override;
+  void boundary_flux(VelocityField in, int part, real w_explicit, real w_viscous) override;
+  void boundary_pressure(int part, real w) override;
   double* link_part(int part) { return link_sums_.data() + static_cast<size_t>(part) * kBoundaryOwners * 2; }
 
   TransformOps& transform_setup(const PoissonHierarchy& h) override;
@@ -107,6 +111,7 @@ class CudaBackend final : public Backend, public DeviceStepping {
   void pcg_start_on_device(int solve, double tolerance, int max_iterations) override;
   void pcg_step_on_device(int solve, double tolerance, int max_iterations) override;
   void repeat_on_device(const std::function<void()>& body) override;
+  void viscous_solve_on_device(VelocityField f, real gamma, int solve, double tolerance) override;
 
   PhaseTimer& timer() override { return timer_; }
   void synchronize() override { stream_.synchronize(); }
@@ -138,7 +143,8 @@ class CudaBackend final : public Backend, public DeviceStepping {
   ReduceScratch scratch() { return {&reduce_ws_, scalars_.data(), host_scalars_.data()}; }
 
   DeviceStepState* step_state() { return step_state_.data(); }
-  // Solve `solve`'s entry of a two-element field of the device record.
+  // Solve `solve`'s entry of an array field of the device record (kStepSolves
+  // or kViscousSolves elements).
   template <class T>
   T* solve_field(size_t offset, int solve) {
     return record_field<T>(offset + static_cast<size_t>(solve) * sizeof(T));
@@ -151,6 +157,17 @@ class CudaBackend final : public Backend, public DeviceStepping {
   }
 
   void allocate_particle_buffers(const MemoryPlan& plan, size_t n);
+  // A while node in the segment being recorded: load(h, false) sets its
+  // condition before it, body() is recorded into it, then load(h, true).
+  void repeat_while(const std::function<void(cudaGraphConditionalHandle, bool)>& load,
+                    const std::function<void()>& body);
+  // The implicit viscous solve: its work fields (allocated on first use),
+  // the passes' fields for b = `f`, the sums of a pass's partials.
+  void allocate_viscous_work();
+  HelmholtzFields helmholtz_fields(VelocityField f);
+  double* viscous_partials(int which) {
+    return viscous_partials_.data() + static_cast<size_t>(which) * viscous_partials_.size() / 2;
+  }
   void fold_deposits(CouplingArgs& c);
   template <class T>
   void fold_hooks(CouplingArgs& c, DeviceBuffer<T>& mu, DeviceBuffer<T>& mv, DeviceBuffer<T>& bu,
@@ -174,7 +191,14 @@ class CudaBackend final : public Backend, public DeviceStepping {
   DeviceBuffer<Constants> k_dev_;
   DeviceBuffer<real> u_, v_, uh_, vh_, us_, vs_, phi_, phi2_, rhs_, open_;
   DeviceBuffer<real> clearance_;  // MemoryPlan::advection_clearance
-  // The boundary links of this rank's rows and the step's four parts of
+  // The implicit viscous solve (sim/model/viscous.hpp): the iterates x_k in
+  // [newest_], x_{k-1} in the other, u and v each (MemoryPlan::viscous_work);
+  // the passes' partial sums (r^2, then b^2) and the device solve's scalars.
+  DeviceBuffer<real> hu_[2], hv_[2];
+  int newest_ = 0;
+  DeviceBuffer<double> viscous_partials_;
+  DeviceBuffer<ViscousDeviceState> viscous_state_;
+  // The boundary links of this rank's rows and the step's parts of
   // their sums (sim/model/boundary_flux.hpp; MemoryPlan::reductions)
   BoundaryLinks link_host_;
   DeviceBuffer<BoundaryLink> links_;

@@ -30,10 +30,16 @@ void CudaBackend::pcg_step_on_device(int solve, double tolerance, int max_iterat
                       solve_field<double>(offsetof(StepRecord, relative), solve));
 }
 
-// A while node in the segment being recorded: its condition loaded from
-// the loop state now and at the end of every pass; the body recorded from
-// a second stream into the node's graph.
+// The multigrid loop: its condition from the PCG state.
 void CudaBackend::repeat_on_device(const std::function<void()>& body) {
+  repeat_while([this](cudaGraphConditionalHandle h, bool) { mg().load_condition(h); }, body);
+}
+
+// A while node in the segment being recorded: its condition loaded (by
+// `load`, from a loop state on the device) now and at the end of every
+// pass; the body recorded from a second stream into the node's graph.
+void CudaBackend::repeat_while(const std::function<void(cudaGraphConditionalHandle, bool)>& load,
+                               const std::function<void()>& body) {
   const cudaStream_t s = exec_.stream;
   cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
   cudaGraph_t graph = nullptr;
@@ -42,7 +48,7 @@ void CudaBackend::repeat_on_device(const std::function<void()>& body) {
     throw std::logic_error("cuda: repeat_on_device outside a recorded segment");
   cudaGraphConditionalHandle h{};
   SIM_CUDA_CHECK(cudaGraphConditionalHandleCreate(&h, graph, 0, cudaGraphCondAssignDefault));
-  mg().load_condition(h);
+  load(h, false);
   const cudaGraphNode_t* deps = nullptr;
   size_t n = 0;
   SIM_CUDA_CHECK(cudaStreamGetCaptureInfo(s, &status, nullptr, &graph, &deps, nullptr, &n));
@@ -58,14 +64,14 @@ void CudaBackend::repeat_on_device(const std::function<void()>& body) {
   const cudaStream_t b = body_stream_.get();
   SIM_CUDA_CHECK(cudaStreamBeginCaptureToGraph(b, body_graph, nullptr, nullptr, 0, cudaStreamCaptureModeRelaxed));
   exec_.stream = b;
-  mg().set_stream(b);
+  if (poisson_) poisson_->set_stream(b);
   auto restore = [&] {
     exec_.stream = s;
-    mg().set_stream(s);
+    if (poisson_) poisson_->set_stream(s);
   };
   try {
     body();
-    mg().load_condition(h);
+    load(h, true);
   } catch (...) {
     restore();
     (void)cudaStreamEndCapture(b, &body_graph);
@@ -73,6 +79,61 @@ void CudaBackend::repeat_on_device(const std::function<void()>& body) {
   }
   restore();
   SIM_CUDA_CHECK(cudaStreamEndCapture(b, &body_graph));
+}
+
+// solve_viscous with its scalars on the device: g = gamma dt nu from the
+// device's dt, the start pass's norms summed on the device, the plan
+// (viscous_plan) made there, the iterations a while node whose body runs
+// two of them (the first from iterate 0 into 1, the second back, each
+// skipped past the plan), so the buffers of every launch are fixed while
+// the newest alternates with the device counter; then the finish pass, the
+// newest iterate copied into f, and the record's iterations and relative
+// residual. Without viscosity (or gamma 0) nothing runs: x = b, the record
+// keeps the zeros choose_dt_on_device wrote.
+void CudaBackend::viscous_solve_on_device(VelocityField f, real gamma, int solve, double tolerance) {
+  if (solve < 0 || solve >= kViscousSolves) throw std::logic_error("cuda: viscous solve index out of range");
+  if (!(k_.nu > real(0)) || !(gamma > real(0))) return;
+  allocate_viscous_work();
+  ViscousDeviceState* st = viscous_state_.data();
+  char* const bytes_of_st = reinterpret_cast<char*>(st);
+  double* const r2 = reinterpret_cast<double*>(bytes_of_st + offsetof(ViscousDeviceState, r2));
+  double* const b2 = reinterpret_cast<double*>(bytes_of_st + offsetof(ViscousDeviceState, b2));
+  const HelmholtzFields h = helmholtz_fields(f);
+  const int blocks = helmholtz_blocks(exec_, so_);
+  const auto [u, v] = velocity(f);
+  const size_t bytes = g_.size() * sizeof(real);
+  cuda::viscous_begin(exec_.stream, st, gamma, k_dev_.data());
+  for (int s = 0; s < 2; ++s) {
+    SIM_CUDA_CHECK(cudaMemcpyAsync(hu_[s].data(), u, bytes, cudaMemcpyDeviceToDevice, exec_.stream));
+    SIM_CUDA_CHECK(cudaMemcpyAsync(hv_[s].data(), v, bytes, cudaMemcpyDeviceToDevice, exec_.stream));
+  }
+  HelmholtzPass start;
+  start.st = st;
+  start.newest = 0;
+  cuda::helmholtz_pass(exec_, so_, h, start, viscous_partials(0), viscous_partials(1));
+  sum_to_device(exec_, scratch(), viscous_partials(0), blocks, r2);
+  sum_to_device(exec_, scratch(), viscous_partials(1), blocks, b2);
+  cuda::viscous_plan(exec_.stream, st, tolerance, k_dev_.data());
+  repeat_while(
+      [&](cudaGraphConditionalHandle c, bool end) { cuda::viscous_condition(exec_.stream, c, st, end ? 2 : 0); },
+      [&] {
+        for (int second = 0; second < 2; ++second) {
+          HelmholtzPass p;
+          p.st = st;
+          p.iterate = true;
+          p.offset = second;
+          cuda::helmholtz_pass(exec_, so_, h, p, nullptr, nullptr);
+          velocity_halo(hu_[1 - second].data(), hv_[1 - second].data());  // iteration it + second wrote 1 - second
+        }
+      });
+  HelmholtzPass finish;
+  finish.st = st;
+  finish.newest = -1;  // after the plan: plan.iterations % 2
+  cuda::helmholtz_pass(exec_, so_, h, finish, viscous_partials(0), nullptr);
+  sum_to_device(exec_, scratch(), viscous_partials(0), blocks, r2);
+  cuda::copy_newest_iterate(exec_.stream, h, st, u, v, g_.size());
+  cuda::viscous_record(exec_.stream, st, solve_field<int64_t>(offsetof(StepRecord, viscous_iterations), solve),
+                       solve_field<double>(offsetof(StepRecord, viscous_relative), solve));
 }
 
 void CudaBackend::start_device_clock(const DeviceClock& clock, const DtRule& rule) {

@@ -1,12 +1,16 @@
 // Fluid stencils on the MAC faces: the momentum stage of the time step
-// (advection, diffusion, body force), the pressure-gradient projection, and
-// the velocity halo. Each kernel is written once over a memory-access policy
-// (cuda/access.cuh) and calls the same physics functions as CpuBackend, in
-// the same order per face.
+// (advection, diffusion, body force), the pressure-gradient projection, the
+// velocity halo, and the passes of the implicit viscous solve. Each stencil
+// of the step is written once over a memory-access policy (cuda/access.cuh)
+// and calls the same physics functions as CpuBackend, in the same order per
+// face (the viscous passes read plainly, through FaceNeighbours, as the CPU).
+#include <algorithm>
+
 #include "cuda/access.cuh"
 #include "sim/model/faces.hpp"
 #include "sim/model/fluid_physics.hpp"
 #include "sim/model/halo.hpp"
+#include "sim/model/viscous.hpp"
 
 namespace sim::cuda {
 namespace {
@@ -40,13 +44,13 @@ __device__ __forceinline__ AdvectionReach stage_reach_v(int i, int j, int c, typ
   else return reach_v(i, j, c, AllClear{}, k);
 }
 
-// out = a base + b in + c dt L(in) (stage_point, momentum_u / momentum_v of
-// sim/model/fluid_physics.hpp); fields 0 = u_in, 1 = v_in; base read only when
-// a != 0. R: the neighbourhood's radius, 2 for fluid.advection = quick.
+// out = a base + b in + dt (c (A + f)(in) + cv nu lap(in)) (stage_point,
+// momentum_u / momentum_v of sim/model/fluid_physics.hpp); fields 0 = u_in,
+// 1 = v_in; base read only when a != 0. R: the neighbourhood's radius, 2 for fluid.advection = quick.
 template <class A, class KP, bool kSolids, int R>
 __global__ void stage_kernel(KP kp, Region r, typename A::In ui, typename A::In vi, typename A::In ub,
                              typename A::In vb, typename A::In open, typename A::In clear, typename A::Out uo,
-                             typename A::Out vo, real a, real b, real cl) {
+                             typename A::Out vo, real a, real b, real cl, real cv) {
   const Constants& k = kp.get();
   const Point pt = thread_point(r);
   const int c = at(k, pt.i, pt.j);
@@ -60,7 +64,7 @@ __global__ void stage_kernel(KP kp, Region r, typename A::In ui, typename A::In 
                 : stage_point(a != real(0) ? A::load(ub, c) : real(0), n(kU, 0, 0),
                               momentum_u(n, stage_reach_u<A, kSolids, R>(pt.i, pt.j, c, clear, k),
                                          solid_u_at<A, kSolids>(open, c - P), solid_u_at<A, kSolids>(open, c + P), k),
-                              a, b, cl, k);
+                              a, b, cl, cv, k);
   if (active_v(pt.i, pt.j, k))
     vo[c] = solid_v_at<A, kSolids>(open, c, P)
                 ? real(0)
@@ -68,7 +72,7 @@ __global__ void stage_kernel(KP kp, Region r, typename A::In ui, typename A::In 
                               momentum_v(n, stage_reach_v<A, kSolids, R>(pt.i, pt.j, c, clear, k),
                                          solid_v_at<A, kSolids>(open, c - 1, P),
                                          solid_v_at<A, kSolids>(open, c + 1, P), k),
-                              a, b, cl, k);
+                              a, b, cl, cv, k);
 }
 
 // u = u** - dt dphi/dx across the face, v likewise in y; field 0 = phi.
@@ -116,6 +120,108 @@ __global__ void velocity_halo_kernel(KP kp, real* u, real* v) {
     halo_velocity_y(u, v, i, k);
 }
 
+// ---- the implicit viscous solve (sim/model/viscous.hpp) ----
+
+// A pass's g, newest iterate and weights, from the device state where it
+// has one; false: an iteration past the plan, nothing to do.
+__device__ __forceinline__ bool resolve_pass(HelmholtzPass& p) {
+  if (p.st == nullptr) return true;
+  const ViscousDeviceState& st = *p.st;
+  p.g = st.g;
+  if (p.iterate) {
+    const int it = st.it + p.offset;
+    if (it >= st.plan.iterations) return false;
+    p.newest = it & 1;
+    p.w = chebyshev_weights(st.plan, it);
+  } else if (p.newest < 0) {
+    p.newest = st.plan.iterations & 1;
+  }
+  return true;
+}
+
+// One pass of the solve over the active faces not on a solid: the
+// residual b - A x of each at x[newest] (FaceNeighbours: plain loads, the
+// CPU's neighbourhood), the new iterate where p.iterate, the block sums of
+// r^2 and b^2 where asked.
+template <class KP>
+__global__ void helmholtz_kernel(KP kp, Region r, HelmholtzFields f, HelmholtzPass p, double* r_partials,
+                                 double* b_partials) {
+  const Constants& k = kp.get();
+  if (!resolve_pass(p)) return;  // the same for every thread of the launch
+  const Point pt = thread_point(r);
+  double acc = 0, bacc = 0;
+  if (pt.valid) {
+    const int c = at(k, pt.i, pt.j);
+    const int P = k.pitch;
+    const bool solids = k.has_solids != 0;
+    const real* xu = f.xu[p.newest];
+    const real* xv = f.xv[p.newest];
+    real* const ou = f.xu[1 - p.newest];
+    real* const ov = f.xv[1 - p.newest];
+    const FaceNeighbours n{xu, xv, c, pt.i, pt.j, k};
+    if (active_u(pt.i, pt.j, k) && !(solids && solid_u(f.open, c))) {
+      const real b = f.bu[c];
+      const real res =
+          helmholtz_residual_u(n, b, p.g, solids && solid_u(f.open, c - P), solids && solid_u(f.open, c + P), k);
+      if (p.iterate) ou[c] = chebyshev_point(xu[c], ou[c], res, p.w);
+      acc += static_cast<double>(res) * res;
+      bacc += static_cast<double>(b) * b;
+    }
+    if (active_v(pt.i, pt.j, k) && !(solids && solid_v(f.open, c, P))) {
+      const real b = f.bv[c];
+      const real res = helmholtz_residual_v(n, b, p.g, solids && solid_v(f.open, c - 1, P),
+                                            solids && solid_v(f.open, c + 1, P), k);
+      if (p.iterate) ov[c] = chebyshev_point(xv[c], ov[c], res, p.w);
+      acc += static_cast<double>(res) * res;
+      bacc += static_cast<double>(b) * b;
+    }
+  }
+  const bool first = threadIdx.x == 0 && threadIdx.y == 0;
+  if (r_partials != nullptr) {
+    const double s = block_sum(acc);
+    if (first) r_partials[block_index()] = s;
+  }
+  if (b_partials != nullptr) {
+    __syncthreads();
+    const double s = block_sum(bacc);
+    if (first) b_partials[block_index()] = s;
+  }
+}
+
+__global__ void copy_newest_kernel(HelmholtzFields f, const ViscousDeviceState* __restrict__ st, real* u, real* v,
+                                   size_t n) {
+  const int newest = st->plan.iterations & 1;
+  const real* xu = f.xu[newest];
+  const real* xv = f.xv[newest];
+  for (size_t e = blockIdx.x * size_t(blockDim.x) + threadIdx.x; e < n; e += size_t(gridDim.x) * blockDim.x) {
+    u[e] = xu[e];
+    v[e] = xv[e];
+  }
+}
+
+// g as solve_viscous forms it on the host: (gamma dt) nu in float.
+__global__ void viscous_begin_kernel(ViscousDeviceState* st, real gamma, const Constants* __restrict__ k) {
+  st->g = gamma * k->dt * k->nu;
+  st->it = 0;
+  st->plan = ChebyshevPlan{};
+  st->b2 = 0;
+  st->r2 = 0;
+}
+
+__global__ void viscous_plan_kernel(ViscousDeviceState* st, double tolerance, const Constants* __restrict__ k) {
+  st->plan = viscous_plan(st->g, st->b2, st->r2, tolerance, *k);
+}
+
+__global__ void viscous_condition_kernel(cudaGraphConditionalHandle h, ViscousDeviceState* st, int advance) {
+  st->it += advance;
+  cudaGraphSetConditional(h, st->it < st->plan.iterations ? 1u : 0u);
+}
+
+__global__ void viscous_record_kernel(const ViscousDeviceState* st, int64_t* rec_iterations, double* rec_relative) {
+  *rec_iterations = st->plan.iterations;
+  *rec_relative = st->g > real(0) && st->b2 > 0 ? sqrt(st->r2 / st->b2) : 0.0;
+}
+
 constexpr int kLineBlock = 128;
 constexpr int kOneBlockLines = 1024;
 
@@ -126,7 +232,7 @@ void copy_fluid_dt(const Constants* k_dev, cudaStream_t s) { copy_unit_dt(k_dev,
 
 void momentum_stage(const Exec& e, const StencilOpts& o, const real* ui, const real* vi, const real* ub,
                     const real* vb, const real* open, const real* clearance, real* uo, real* vo, real a, real b,
-                    real cl) {
+                    real cl, real cv) {
   const Region r = face_region(e);
   with_stencil(e, o, [&](auto acc, auto kp, auto solids) {
     using A = decltype(acc);
@@ -134,7 +240,7 @@ void momentum_stage(const Exec& e, const StencilOpts& o, const real* ui, const r
       constexpr int R = decltype(radius)::value;
       stage_kernel<A, decltype(kp), decltype(solids)::value, R>
           <<<grid_dim(r, o), block_dim(o), tile_bytes<A>(2, o, R), e.stream>>>(kp, r, ui, vi, ub, vb, open, clearance,
-                                                                                uo, vo, a, b, cl);
+                                                                                uo, vo, a, b, cl, cv);
     };
     // the scheme picks the instantiation, as with_stencil the access policy
     if (o.stage_radius() == 2) launch(std::integral_constant<int, 2>{});
@@ -167,6 +273,47 @@ void fill_velocity_halo(const Exec& e, real* u, real* v) {
     velocity_halo_y_kernel<<<(cols + kLineBlock - 1) / kLineBlock, kLineBlock, 0, e.stream>>>(kp, u, v);
     SIM_CUDA_CHECK_LAUNCH("velocity_halo_y_kernel");
   });
+}
+
+int helmholtz_blocks(const Exec& e, const StencilOpts& o) {
+  const dim3 g = grid_dim(face_region(e), o);
+  return static_cast<int>(g.x * g.y);
+}
+
+void helmholtz_pass(const Exec& e, const StencilOpts& o, const HelmholtzFields& f, const HelmholtzPass& p,
+                    double* r_partials, double* b_partials) {
+  const Region r = face_region(e);
+  with_constants(e.constants, e.k_dev, [&](auto kp) {
+    helmholtz_kernel<<<grid_dim(r, o), block_dim(o), 0, e.stream>>>(kp, r, f, p, r_partials, b_partials);
+    SIM_CUDA_CHECK_LAUNCH("helmholtz_kernel");
+  });
+}
+
+void copy_newest_iterate(cudaStream_t s, const HelmholtzFields& f, const ViscousDeviceState* st, real* u, real* v,
+                         size_t n) {
+  const size_t blocks = std::min<size_t>((n + 255) / 256, 4096);
+  copy_newest_kernel<<<static_cast<unsigned>(blocks), 256, 0, s>>>(f, st, u, v, n);
+  SIM_CUDA_CHECK_LAUNCH("copy_newest_kernel");
+}
+
+void viscous_begin(cudaStream_t s, ViscousDeviceState* st, real gamma, const Constants* k_dev) {
+  viscous_begin_kernel<<<1, 1, 0, s>>>(st, gamma, k_dev);
+  SIM_CUDA_CHECK_LAUNCH("viscous_begin_kernel");
+}
+
+void viscous_plan(cudaStream_t s, ViscousDeviceState* st, double tolerance, const Constants* k_dev) {
+  viscous_plan_kernel<<<1, 1, 0, s>>>(st, tolerance, k_dev);
+  SIM_CUDA_CHECK_LAUNCH("viscous_plan_kernel");
+}
+
+void viscous_condition(cudaStream_t s, cudaGraphConditionalHandle h, ViscousDeviceState* st, int advance) {
+  viscous_condition_kernel<<<1, 1, 0, s>>>(h, st, advance);
+  SIM_CUDA_CHECK_LAUNCH("viscous_condition_kernel");
+}
+
+void viscous_record(cudaStream_t s, const ViscousDeviceState* st, int64_t* rec_iterations, double* rec_relative) {
+  viscous_record_kernel<<<1, 1, 0, s>>>(st, rec_iterations, rec_relative);
+  SIM_CUDA_CHECK_LAUNCH("viscous_record_kernel");
 }
 
 }  // namespace sim::cuda

@@ -92,21 +92,79 @@ void copy_pressure_dt(const Constants* k_dev, cudaStream_t s);
 void copy_particle_dt(const Constants* k_dev, cudaStream_t s);
 
 // --- fluid (cuda/fluid_kernels.cu) -------------------------------------
-// out = a base + b (in + dt L(in)) on active faces, 0 on solid faces
-// (Backend::rk_stage); base not read when a == 0. `clearance`: the
-// advection_clearance field (sim/model/advection.hpp), read only by the quick
-// scheme with obstacles (else may be null).
+// out = a base + b in + dt (c (A + f)(in) + cv nu lap(in)) on active faces,
+// 0 on solid faces (Backend::rk_stage, stage_point); base not read when
+// a == 0. `clearance`: the advection_clearance field
+// (sim/model/advection.hpp), read only by the quick scheme with obstacles
+// (else may be null).
 void momentum_stage(const Exec& e, const StencilOpts& o, const real* ui, const real* vi, const real* ub,
-                    const real* vb, const real* open, const real* clearance, real* uo, real* vo, real a, real b, real cl);
+                    const real* vb, const real* open, const real* clearance, real* uo, real* vo, real a, real b, real cl,
+                    real cv);
 // The boundary links' sums of one part of the step (sim/model/boundary_flux.hpp)
-// into out[2 * owner + component], one block per owner: the L of velocity
-// (u, v), or the pressure p. `clear`: the advection clearance, or null.
+// into out[2 * owner + component], one block per owner: the weighted
+// tendency of velocity (u, v) (link_flux: w_explicit (A + f) + w_viscous
+// nu lap), or w times the pressure p. `clear`: the advection clearance, or null.
 void boundary_link_flux(cudaStream_t s, const Constants* k_dev, const BoundaryLink* links, const int* first,
-                        const real* u, const real* v, const real* open, const real* clear, double* out);
+                        const real* u, const real* v, const real* open, const real* clear, real w_explicit,
+                        real w_viscous, double* out);
 void boundary_link_pressure(cudaStream_t s, const Constants* k_dev, const BoundaryLink* links, const int* first,
-                            const real* p, double* out);
+                            const real* p, real w, double* out);
 void boundary_link_pressure(cudaStream_t s, const Constants* k_dev, const BoundaryLink* links, const int* first,
-                            const double* p, double* out);
+                            const double* p, real w, double* out);
+
+// --- the implicit viscous solve (cuda/fluid_kernels.cu) ----------------
+// (I - g lap) x = b on the active faces of u and v (sim/model/viscous.hpp,
+// helmholtz_residual_* and chebyshev_point of sim/model/fluid_physics.hpp).
+// The right-hand side b and the two iterates, u and v each.
+struct HelmholtzFields {
+  const real* bu = nullptr;
+  const real* bv = nullptr;
+  real* xu[2] = {nullptr, nullptr};
+  real* xv[2] = {nullptr, nullptr};
+  const real* open = nullptr;
+};
+// A solve's scalars on the device (DeviceStepping::viscous_solve_on_device).
+struct ViscousDeviceState {
+  ChebyshevPlan plan;
+  double b2, r2;  // ||b||^2 and ||b - A x||^2 of the last pass summed
+  real g;         // gamma dt nu
+  int it;         // iterations done (the loop's counter)
+};
+// What one pass does. With `st` null: the host's g, newest iterate and
+// weights. With `st`: g from st; an iteration is number st->it + offset
+// (nothing when that is not below st->plan.iterations), its weights
+// chebyshev_weights(plan, it) and its newest iterate it % 2; a residual
+// pass with newest < 0 takes the newest after the whole plan
+// (plan.iterations % 2).
+struct HelmholtzPass {
+  real g = 0;
+  int newest = 0;
+  ChebyshevWeights w{real(0), real(0)};
+  bool iterate = false;  // x[1 - newest] = chebyshev_point(x[newest], x[1 - newest], r, w)
+  const ViscousDeviceState* st = nullptr;
+  int offset = 0;
+};
+// The partial sums a pass writes: one per block over this rank's face rows.
+int helmholtz_blocks(const Exec& e, const StencilOpts& o);
+// One pass over the active faces not on a solid of this rank's face rows:
+// r = b - A x[newest] each; r_partials[block] = sum of r^2 and
+// b_partials[block] = sum of b^2 (either may be null: not summed); with
+// p.iterate the new iterate written (its halo not filled).
+void helmholtz_pass(const Exec& e, const StencilOpts& o, const HelmholtzFields& f, const HelmholtzPass& p,
+                    double* r_partials, double* b_partials);
+// to = x[newest] of u and v, every point (n per field); newest from the
+// device state's plan (plan.iterations % 2).
+void copy_newest_iterate(cudaStream_t s, const HelmholtzFields& f, const ViscousDeviceState* st, real* u, real* v,
+                         size_t n);
+// The device solve's scalar steps, one thread each: begin (g = gamma dt nu
+// from k_dev, the counter zeroed), plan (viscous_plan from st->b2, st->r2),
+// condition (the counter advanced by `advance`, then the while node's
+// condition: it < plan.iterations), record (the iterations and
+// sqrt(r2 / b2), 0 where b2 or g is 0, into the step record).
+void viscous_begin(cudaStream_t s, ViscousDeviceState* st, real gamma, const Constants* k_dev);
+void viscous_plan(cudaStream_t s, ViscousDeviceState* st, double tolerance, const Constants* k_dev);
+void viscous_condition(cudaStream_t s, cudaGraphConditionalHandle h, ViscousDeviceState* st, int advance);
+void viscous_record(cudaStream_t s, const ViscousDeviceState* st, int64_t* rec_iterations, double* rec_relative);
 
 // u = u** - dt grad phi on active faces.
 void project(const Exec& e, const StencilOpts& o, const real* phi, const real* open, real* u, real* v);
@@ -205,7 +263,7 @@ unsigned face_pass_blocks(const Exec& e);
 // order); pay_reaction lets every fluid face pay its share into stage
 // (reaction_share), zeroes took_u, took_v, and sums what the faces could not
 // pay into f.gained, in a fixed order; give_back_reaction spreads that over
-// the fluid faces: stage += 2 reaction_velocity(gained, fluid faces) on every
+// the fluid faces: stage += kBasePayback reaction_velocity(gained, fluid faces) on every
 // active face not touching a solid, over this rank's face rows.
 void deposit_reaction(const Exec& e, const ImpulseFields& f, int64_t slots);
 void pay_reaction(const Exec& e, const ImpulseFields& f, const real* open, int64_t slots);
@@ -401,8 +459,9 @@ void velocity_rate_on_device(const Exec& e, const ReduceScratch& r, const real* 
 // opened; k_dev->dt set (then copy_dt_to_constants when constants are
 // __constant__).
 void choose_dt_on_device(const Exec& e, const DtRule& rule, DeviceStepState* state, Constants* k_dev);
-// k_dev->dt = factor * the step's dt, and the pressure unit's __constant__
-// dt (what a solve and a projection read) when constants are __constant__.
+// k_dev->dt = factor * the step's dt (the record's, so factor 1 restores it
+// exactly), and the pressure unit's __constant__ dt (what a solve and a
+// projection read) when constants are __constant__.
 void scale_dt_on_device(const Exec& e, real factor, const DeviceStepState* state, Constants* k_dev);
 
 struct FluidSums {

@@ -14,12 +14,24 @@
 namespace sim::cuda {
 
 namespace {
-// u v, the saved and stage copies of each (Heun's two stages), phi and its Jacobi twin, rhs, open.
+// u v, the saved and stage copies of each (the stages' base and input), phi and its Jacobi twin, rhs, open.
 constexpr int kGridArrays = 10;
 // Two-way coupling: deposited mass M and the implicit drag's A and B, per component.
 constexpr int kCouplingArrays = 6;
+// The implicit viscous solve: two iterates of u and v.
+constexpr int kViscousArrays = 4;
 // CUB's single-pass reductions need a few KiB; room for the diagnostics' structs.
 constexpr size_t kReduceWorkspace = 1 << 20;
+}  // namespace
+
+namespace {
+// fluid.viscous = implicit: the solve's two iterates of u and v, the
+// partial sums of a face pass (r^2 and b^2 per block) and its device scalars.
+void plan_viscous(MemoryPlan& p, const Grid& g, const Exec& e, const StencilOpts& o) {
+  p.viscous_work = true;
+  p.fields += kViscousArrays * g.size() * sizeof(real);
+  p.reductions += 2 * static_cast<size_t>(helmholtz_blocks(e, o)) * sizeof(double) + sizeof(ViscousDeviceState);
+}
 }  // namespace
 
 int key_bits(uint64_t max_key) {
@@ -53,6 +65,7 @@ MemoryPlan plan_memory(const Config& cfg, const Grid& g, const StencilOpts& o, b
              sizeof(Constants);
   const Exec e{nullptr, ConstantsIn::constant, nullptr, g.nx, g.ny};
   p.reductions = static_cast<size_t>(cell_blocks(e, o)) * sizeof(double) + kReduceWorkspace;
+  if (cfg.implicit_viscosity()) plan_viscous(p, g, e, o);
   // the boundary links and their sums (sim/model/boundary_flux.hpp)
   if (measures_boundaries(cfg))
     p.reductions += static_cast<size_t>(boundary_link_bound(cfg)) * sizeof(BoundaryLink) +

@@ -23,6 +23,7 @@ struct MemoryPlan {
   bool gather_deposit = false;
   bool fixed_deposit = false;   // two-way with gpu.deposit = fixed: 64-bit M, B, A per face  // two-way with gpu.deposit = gather: one key per slot, a range per stencil node
   bool advection_clearance = false;  // fluid.advection = quick with obstacles: one grid array more
+  bool viscous_work = false;  // fluid.viscous = implicit: the solve's two iterates of u and v, 4 grid arrays
   int64_t pairs = 0;
   int cell_key_bits = 1, deposit_key_bits = 1;
   uint32_t deposit_sentinel = 0;

@@ -150,13 +150,18 @@ __global__ void choose_dt_kernel(DtRule rule, DeviceStepState* __restrict__ st, 
   r.rate = field_rate;
   r.next_id = clock.next_id;
   r.viscous_limited = viscous;
+  r.dt_max_limited = choice.capped ? 1 : 0;
   r.inject_overflow = overflow;
-  for (int s = 0; s < 2; ++s) {
+  for (int s = 0; s < kStepSolves; ++s) {
     r.rhs2[s] = 0;
     r.residual2[s] = 0;
     r.nonfinite[s] = 0;
     r.iterations[s] = 0;
     r.relative[s] = 0;
+  }
+  for (int s = 0; s < kViscousSolves; ++s) {
+    r.viscous_iterations[s] = 0;
+    r.viscous_relative[s] = 0;
   }
   k->dt = static_cast<real>(dt);
 }
@@ -177,7 +182,8 @@ void scale_dt_on_device(const Exec& e, real factor, const DeviceStepState* state
   scale_dt_kernel<<<1, 1, 0, e.stream>>>(factor, state, k_dev);
   SIM_CUDA_CHECK_LAUNCH("scale_dt_kernel");
   // only the solve and the projection run at the scaled dt: the pressure unit's
-  // kernels (the float64 projection reads k_dev), until choose_dt_on_device
+  // kernels (the float64 projection reads k_dev), until scale_dt_on_device(1)
+  // restores the step's dt (not cumulative: factor times the record's dt)
   if (e.constants == ConstantsIn::constant) copy_pressure_dt(k_dev, e.stream);
 }
 

@@ -75,12 +75,15 @@ TEST_CASE("bench: the byte model gives the hand-computed bytes") {
   CHECK(traffic::sor_sweep(cells).bytes == 24 * cells);
   CHECK(traffic::residual(cells).bytes == 8 * cells);
   CHECK(traffic::rhs(cells).bytes == 12 * cells);
-  CHECK(traffic::momentum(faces).bytes == (32 + 40) * faces);
-  CHECK(traffic::momentum(faces).flops == 140 * faces);
-  // quick: the same bytes without obstacles, 4 B more per stage with them (the clearance field)
-  CHECK(traffic::momentum(faces, false, AdvectionScheme::quick).bytes == (32 + 40) * faces);
-  CHECK(traffic::momentum(faces, true, AdvectionScheme::quick).bytes == (32 + 40 + 4 * 4) * faces);
-  CHECK(traffic::momentum(faces, false, AdvectionScheme::quick).flops == 468 * faces);
+  // three stages: the copies 48 B, the stages 16 + 24 + 24 B
+  CHECK(traffic::momentum(faces).bytes == (48 + 64) * faces);
+  CHECK(traffic::momentum(faces).flops == 210 * faces);
+  // quick: the same bytes without obstacles, 8 B more per stage with them (the mask and the clearance field)
+  CHECK(traffic::momentum(faces, false, AdvectionScheme::quick).bytes == (48 + 64) * faces);
+  CHECK(traffic::momentum(faces, true, AdvectionScheme::quick).bytes == (48 + 64 + 3 * 8) * faces);
+  CHECK(traffic::momentum(faces, false, AdvectionScheme::quick).flops == 702 * faces);
+  // the implicit viscous solves: 72 B per solve, 32 B per iteration
+  CHECK(traffic::viscous(faces, 2, 5).bytes == (2 * 72 + 5 * 32) * faces);
   CHECK(traffic::stage(faces, false).bytes == 16 * faces);
   CHECK(traffic::stage(faces, true, true).bytes == 28 * faces);
   CHECK(traffic::project(faces).bytes == 20 * faces);
@@ -93,7 +96,8 @@ TEST_CASE("bench: the byte model gives the hand-computed bytes") {
   CHECK(traffic::radix_passes(11) == 2);
   CHECK(traffic::radix_passes(26) == 4);
 
-  // A whole step: two solves of 10 Jacobi sweeps and 2 residuals in all; 100 alive SoA particles, one-way.
+  // A whole step: three solves of 10 Jacobi sweeps and 2 residuals in all, two viscous solves of 5
+  // iterations in all; 100 alive SoA particles, one-way.
   Config c;
   c.nx = 16;
   c.ny = 8;
@@ -104,11 +108,13 @@ TEST_CASE("bench: the byte model gives the hand-computed bytes") {
   n.alive = 100;
   n.sweeps = 10;
   n.residuals = 2;
+  n.viscous_iterations = 5;
   const traffic::StepCost s = traffic::step_cost(c, g, n);
-  CHECK(s.pressure.bytes == 2 * 12 * cells + 2 * 8 * cells + 10 * 12 * cells);
+  CHECK(s.pressure.bytes == 3 * 12 * cells + 2 * 8 * cells + 10 * 12 * cells);
   CHECK(s.particles.bytes == 100 * 40 + 8 * faces);
   CHECK(s.dt.bytes == 8 * faces);  // adaptive dt reads u and v
-  CHECK(s.total().bytes == s.dt.bytes + s.particles.bytes + (72 + 2 * 20) * faces + s.pressure.bytes);
+  CHECK(s.total().bytes ==
+        s.dt.bytes + s.particles.bytes + (112 + 2 * 72 + 5 * 32 + 3 * 20) * faces + s.pressure.bytes);
 
   // Sorted deposit on this grid: 2 * (32 x 11) = 704 < 2^10 keys, 2 radix passes;
   // 8 pairs per slot at 8 + 4 + 2 x 16 + 8 = 52 B, runs at most 2 per face point at 24 B.

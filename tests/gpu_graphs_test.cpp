@@ -79,6 +79,12 @@ TEST_CASE("gpu: graphs on and off step the same, bit for bit") {
     cases.push_back({"box with injection", c});
   }
   cases.push_back({"cavity", sim::test::gpu_case("cavity.toml", kSteps)});
+  {
+    // the viscous term explicit in the stages: no viscous solve, dt under the viscous limit
+    sim::Config c = sim::test::gpu_case("cavity.toml", kSteps);
+    c.viscous = sim::ViscousScheme::explicit_;
+    cases.push_back({"cavity, explicit viscosity", c});
+  }
   cases.push_back({"taylor_green", sim::test::gpu_case("taylor_green.toml", kSteps)});
   {
     sim::Config c = sim::test::gpu_case("taylor_green.toml", kSteps);

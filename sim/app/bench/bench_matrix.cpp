@@ -71,6 +71,7 @@ void measure(const Config& v, const SimState& state, const BenchOptions& opts, b
   b.synchronize();
   b.timer().reset();
   double sweeps = 0, residuals = 0;
+  const int64_t viscous0 = sim.viscous_iterations_total();
   const auto t0 = std::chrono::steady_clock::now();
   for (int64_t s = 0; s < opts.steps; ++s) {
     const StepInfo info = sim.step();
@@ -81,6 +82,7 @@ void measure(const Config& v, const SimState& state, const BenchOptions& opts, b
   const double steps = static_cast<double>(std::max<int64_t>(opts.steps, 1));
   const double total_ms = ms_since(t0) / steps;
   const auto phase_ms = b.timer().totals_ms();
+  const double viscous_iterations = static_cast<double>(sim.viscous_iterations_total() - viscous0);
 
   // Bytes at the per-step mean counts. The CPU deposit is a serial loop,
   // counted at the minimum any deposit moves (the atomic figure).
@@ -91,6 +93,7 @@ void measure(const Config& v, const SimState& state, const BenchOptions& opts, b
   n.dead = static_cast<double>(std::max<int64_t>(v.particle_capacity() - d.alive, 0));
   n.sweeps = sweeps / steps;
   n.residuals = residuals / steps;
+  n.viscous_iterations = viscous_iterations / steps;
   const traffic::StepCost cost = traffic::step_cost(model, state.grid, n);
 
   row.set("steps", static_cast<double>(opts.steps));

@@ -103,7 +103,7 @@ inline Cost pcg_start_finish(double n_cells) { return {n_cells * 40, n_cells * 4
 
 // --- fluid, per face point (u and v faces together) ---------------------
 // One momentum stage (Backend::rk_stage): read u, v, write u, v (16 B), and
-// the base field when it has a weight (stage 2: 8 B more). Per component:
+// the base field when it has a weight (stages 2 and 3: 8 B more). Per component:
 // central advection (advect_*_point) 22 flops; quick (sim/model/fluid_physics.hpp,
 // every flux wide) 104: two normal fluxes of 21 (midpoint4 5, quick_value 5,
 // the product and the curvature term 3, the curvature 8), two corner fluxes
@@ -117,14 +117,25 @@ inline Cost stage(double n_faces, bool base, bool solids = false,
   return {n_faces * ((base ? 6 : 4) * kFloat + mask(solids) + (quick ? mask(solids) : 0.0)),
           n_faces * (quick ? 234 : 70)};
 }
-// The momentum stages of one step: stage 1 copies u, v to the saved field
-// (16 B) and runs on it; stage 2 copies u, v to the stage field (16 B) and
-// runs on it with the saved field as its base: 72 B per face point (80 with
-// quick and obstacles), 140 flops (central) or 468 (quick).
+// The momentum stages of one step (sim/model/time_scheme.hpp): stage 1
+// copies u, v to the saved field (16 B) and runs on it; stages 2 and 3 each
+// copy u, v to the stage field (16 B) and run on it with the saved field as
+// their base: 112 B per face point (136 with quick and obstacles), 210
+// flops (central) or 702 (quick).
 inline Cost momentum(double n_faces, bool solids = false, AdvectionScheme scheme = AdvectionScheme::central) {
-  return Cost{n_faces * 8 * kFloat, 0} + stage(n_faces, false, solids, scheme) + stage(n_faces, true, solids, scheme);
+  return Cost{n_faces * 12 * kFloat, 0} + stage(n_faces, false, solids, scheme) +
+         2.0 * stage(n_faces, true, solids, scheme);
 }
-// u -= dt dphi/dx: read phi, u, v; write u, v: 20 B; 4 flops each; twice a step.
+// The implicit viscous solves (sim/model/viscous.hpp), per face point: a
+// solve's start copies u, v into both iterates (24 B) and sums the residual
+// of x = b (16 B read); each Chebyshev iteration reads x_k, x_{k-1}, b and
+// writes x_{k+1} (16 B per component), 17 flops (the Laplacian 9, the
+// residual 3, the update 5); the finish reads x, b (16 B) and copies x into
+// u, v (16 B). `iterations`: the step's, over both solves.
+inline Cost viscous(double n_faces, double solves, double iterations) {
+  return {n_faces * (solves * (24 + 16 + 16 + 16) + iterations * 2 * 4 * kFloat), n_faces * 2 * 17 * iterations};
+}
+// u -= dt dphi/dx: read phi, u, v; write u, v: 20 B; 4 flops each; once per stage (three a step).
 inline Cost project(double n_faces, bool solids = false) { return {n_faces * (5 * kFloat + mask(solids)), n_faces * 8}; }
 
 // --- particles, per slot -------------------------------------------------
@@ -252,6 +263,7 @@ struct StepCounts {
   double alive = 0, dead = 0;  // particle slots
   double sweeps = 0;           // pressure sweeps this step (PressureStats::iterations)
   double residuals = 0;        // residual evaluations this step
+  double viscous_iterations = 0;  // Chebyshev iterations of the implicit viscous solves this step
 };
 struct StepCost {
   Cost dt, particles, momentum, pressure, project;
@@ -268,16 +280,17 @@ inline StepCost step_cost(const Config& cfg, const Grid& g, const StepCounts& n)
                   particle_sort(slots, cfg.layout, g, cfg.sort_every);
     if (cfg.two_way) c.particles += coupling(cfg.deposit, n.alive, slots, cfg.layout, g);
   }
-  // two solves and projections a step (sim/model/simulation.cpp); n.sweeps and
-  // n.residuals count both solves
+  // three solves and projections a step (sim/model/simulation.cpp); n.sweeps and
+  // n.residuals count all of them
   c.momentum = momentum(faces(g), solids, cfg.advection);
-  c.pressure = 2.0 * rhs(cells(g), solids);
+  if (cfg.implicit_viscosity()) c.momentum += viscous(faces(g), 2, n.viscous_iterations);
+  c.pressure = 3.0 * rhs(cells(g), solids);
   switch (cfg.solver) {
     case PressureSolverKind::multigrid:  // n.sweeps counts PCG iterations
-      c.pressure += 2.0 * pcg_start_finish(cells(g)) + n.sweeps * (mg_vcycle(g.nx, g.ny, 2) + pcg_iteration(cells(g)));
+      c.pressure += 3.0 * pcg_start_finish(cells(g)) + n.sweeps * (mg_vcycle(g.nx, g.ny, 2) + pcg_iteration(cells(g)));
       break;
     case PressureSolverKind::fft:  // rhs read, x and phi written, and the float64 residual check
-      c.pressure += 2.0 * (Cost{cells(g) * 16, 0} + Cost{cells(g) * 20, cells(g) * 10});
+      c.pressure += 3.0 * (Cost{cells(g) * 16, 0} + Cost{cells(g) * 20, cells(g) * 10});
       break;
     default: {
       const Cost sweep =
@@ -285,7 +298,7 @@ inline StepCost step_cost(const Config& cfg, const Grid& g, const StepCounts& n)
       c.pressure += n.residuals * residual(cells(g), solids) + n.sweeps * sweep;
     }
   }
-  c.project = 2.0 * project(faces(g), solids);
+  c.project = 3.0 * project(faces(g), solids);
   return c;
 }
 
