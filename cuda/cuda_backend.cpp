@@ -28,6 +28,8 @@ CudaBackend::CudaBackend(const Config& cfg, const Grid& g, const DeviceInfo& dev
   for (DeviceBuffer<real>* f : {&u_, &v_, &uh_, &vh_, &us_, &vs_, &phi_, &phi2_, &rhs_, &open_})
     f->allocate(n, "grid fields");
   if (plan.advection_clearance) clearance_.allocate(n, "advection clearance");
+  if (cfg.two_way)
+    for (DeviceBuffer<real>* f : {&u0_, &v0_}) f->allocate(n, "start velocity (two-way)");
   if (plan.viscous_work) allocate_viscous_work();
   k_dev_.allocate(1, "constants");
   exec_.k_dev = k_dev_.data();
@@ -212,6 +214,13 @@ void CudaBackend::copy_velocity(VelocityField from, VelocityField to) {
   const size_t bytes = (last - first) * sizeof(real);
   SIM_CUDA_CHECK(cudaMemcpyAsync(ut + first, uf + first, bytes, cudaMemcpyDeviceToDevice, exec_.stream));
   SIM_CUDA_CHECK(cudaMemcpyAsync(vt + first, vf + first, bytes, cudaMemcpyDeviceToDevice, exec_.stream));
+}
+
+void CudaBackend::combine_velocity(VelocityField out, real alpha, VelocityField x, real beta) {
+  const auto [uo, vo] = velocity(out);
+  const auto [ux, vx] = velocity(x);
+  const auto [first, last] = ranks_->near_rows(g_);
+  cuda::combine_velocity(exec_.stream, uo + first, vo + first, ux + first, vx + first, alpha, beta, last - first);
 }
 
 void CudaBackend::rk_stage(VelocityField in, VelocityField base, VelocityField out, real a, real b, real cl,

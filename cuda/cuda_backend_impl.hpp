@@ -81,6 +81,7 @@ class CudaBackend final : public Backend, public DeviceStepping {
   void couple_fluid() override;
   void move_particles();
   void copy_velocity(VelocityField from, VelocityField to) override;
+  void combine_velocity(VelocityField out, real alpha, VelocityField x, real beta) override;
   void rk_stage(VelocityField in, VelocityField base, VelocityField out, real a, real b, real cl,
                 real cv) override;
   HelmholtzNorms helmholtz_start(VelocityField f, real g) override;
@@ -137,7 +138,7 @@ class CudaBackend final : public Backend, public DeviceStepping {
     return *poisson_;
   }
   std::pair<real*, real*> velocity(VelocityField f) {
-    return {of_field(f, u_, uh_, us_).data(), of_field(f, v_, vh_, vs_).data()};
+    return {of_field(f, u_, uh_, us_, u0_).data(), of_field(f, v_, vh_, vs_, v0_).data()};
   }
 
   ReduceScratch scratch() { return {&reduce_ws_, scalars_.data(), host_scalars_.data()}; }
@@ -190,6 +191,7 @@ class CudaBackend final : public Backend, public DeviceStepping {
   InjectionC inj_{};
   DeviceBuffer<Constants> k_dev_;
   DeviceBuffer<real> u_, v_, uh_, vh_, us_, vs_, phi_, phi2_, rhs_, open_;
+  DeviceBuffer<real> u0_, v0_;  // VelocityField::start (two-way runs)
   DeviceBuffer<real> clearance_;  // MemoryPlan::advection_clearance
   // The implicit viscous solve (sim/model/viscous.hpp): the iterates x_k in
   // [newest_], x_{k-1} in the other, u and v each (MemoryPlan::viscous_work);

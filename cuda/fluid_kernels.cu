@@ -188,6 +188,15 @@ __global__ void helmholtz_kernel(KP kp, Region r, HelmholtzFields f, HelmholtzPa
   }
 }
 
+// out = alpha out + beta x over the elements [0, n).
+__global__ void combine_kernel(real* uo, real* vo, const real* __restrict__ ux, const real* __restrict__ vx, real alpha,
+                               real beta, size_t n) {
+  for (size_t e = blockIdx.x * size_t(blockDim.x) + threadIdx.x; e < n; e += size_t(gridDim.x) * blockDim.x) {
+    uo[e] = alpha * uo[e] + beta * ux[e];
+    vo[e] = alpha * vo[e] + beta * vx[e];
+  }
+}
+
 __global__ void copy_newest_kernel(HelmholtzFields f, const ViscousDeviceState* __restrict__ st, real* u, real* v,
                                    size_t n) {
   const int newest = st->plan.iterations & 1;
@@ -210,6 +219,7 @@ __global__ void viscous_begin_kernel(ViscousDeviceState* st, real gamma, const C
 
 __global__ void viscous_plan_kernel(ViscousDeviceState* st, double tolerance, const Constants* __restrict__ k) {
   st->plan = viscous_plan(st->g, st->b2, st->r2, tolerance, *k);
+  st->b2 = viscous_scale(st->b2, st->r2);  // what the record's relative residual is measured against
 }
 
 __global__ void viscous_condition_kernel(cudaGraphConditionalHandle h, ViscousDeviceState* st, int advance) {
@@ -287,6 +297,14 @@ void helmholtz_pass(const Exec& e, const StencilOpts& o, const HelmholtzFields& 
     helmholtz_kernel<<<grid_dim(r, o), block_dim(o), 0, e.stream>>>(kp, r, f, p, r_partials, b_partials);
     SIM_CUDA_CHECK_LAUNCH("helmholtz_kernel");
   });
+}
+
+void combine_velocity(cudaStream_t s, real* uo, real* vo, const real* ux, const real* vx, real alpha, real beta,
+                      size_t n) {
+  if (n == 0) return;
+  const int blocks = static_cast<int>(std::min<size_t>((n + 255) / 256, 4096));
+  combine_kernel<<<blocks, 256, 0, s>>>(uo, vo, ux, vx, alpha, beta, n);
+  SIM_CUDA_CHECK_LAUNCH("combine_kernel");
 }
 
 void copy_newest_iterate(cudaStream_t s, const HelmholtzFields& f, const ViscousDeviceState* st, real* u, real* v,

@@ -154,6 +154,9 @@ void helmholtz_pass(const Exec& e, const StencilOpts& o, const HelmholtzFields& 
                     double* r_partials, double* b_partials);
 // to = x[newest] of u and v, every point (n per field); newest from the
 // device state's plan (plan.iterations % 2).
+// out = alpha out + beta x over n elements (u and v).
+void combine_velocity(cudaStream_t s, real* uo, real* vo, const real* ux, const real* vx, real alpha, real beta,
+                      size_t n);
 void copy_newest_iterate(cudaStream_t s, const HelmholtzFields& f, const ViscousDeviceState* st, real* u, real* v,
                          size_t n);
 // The device solve's scalar steps, one thread each: begin (g = gamma dt nu

@@ -17,7 +17,7 @@ namespace {
 // u v, the saved and stage copies of each (the stages' base and input), phi and its Jacobi twin, rhs, open.
 constexpr int kGridArrays = 10;
 // Two-way coupling: deposited mass M and the implicit drag's A and B, per component.
-constexpr int kCouplingArrays = 6;
+constexpr int kCouplingArrays = 8;  // mass, A, B per component; the step's start velocity (u, v)
 // The implicit viscous solve: two iterates of u and v.
 constexpr int kViscousArrays = 4;
 // CUB's single-pass reductions need a few KiB; room for the diagnostics' structs.

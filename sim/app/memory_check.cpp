@@ -87,13 +87,16 @@ MemoryNeed host_memory_need(const Config& cfg, bool cuda) {
   Holding setup, stepping;
   if (!cuda) {
     // sim/cpu/cpu_backend.cpp: 10 fields (u v, the saved and stage copies
-    // of each, phi and its twin, rhs, open), 6 more when two-way (M, A, B
-    // per component) and 1 more with fluid.advection = quick and obstacles
+    // of each, phi and its twin, rhs, open), 8 more when two-way (M, A, B
+    // and the step's start velocity per component), 4 more with implicit
+    // viscosity (the solve's two iterates of u and v), 1 more with
+    // fluid.advection = quick and obstacles
     // (the clearance field); the particles in SoA and AoS; per particle when
     // two-way, the deposit record (x, y and 4 values), its row and the
     // coefficients of both components.
     const uint64_t clearance = cfg.advection == AdvectionScheme::quick && !cfg.obstacles.empty() ? 1 : 0;
-    const Bytes fields = points * ((cfg.two_way ? 16 : 10) * kReal + clearance * kReal);
+    const uint64_t viscous = cfg.implicit_viscosity() ? 4 : 0;
+    const Bytes fields = points * ((cfg.two_way ? 18 : 10) * kReal + (viscous + clearance) * kReal);
     const Bytes solver = cpu_solver_bytes(cfg, points, cells);
     const Bytes particles = slots * (2 * kParticle);
     const Bytes reactions =

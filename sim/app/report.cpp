@@ -68,11 +68,13 @@ void print_summary(std::ostream& os, const RunSummary& s) {
     os << "pressure: " << s.pressure_unconverged << " of " << 3 * s.steps
        << " solves (three a step) missed the tolerance, worst relative residual "
        << fmt("%.3g", s.pressure_worst_residual) << "\n";
+  if (!s.implicit_viscosity && s.implicit_asked)
+    os << "viscous: explicit (two-way coupled particles: fluid.viscous = \"implicit\" applies to runs without them)\n";
   if (s.implicit_viscosity) {
     os << "viscous: implicit, " << fmt("%.1f", s.viscous_iterations_mean)
-       << " Chebyshev iterations/step (two solves a step)\n";
+       << " Chebyshev iterations/step (three solves a step)\n";
     if (s.viscous_unconverged > 0)
-      os << "viscous: " << s.viscous_unconverged << " of " << 2 * s.steps
+      os << "viscous: " << s.viscous_unconverged << " of " << 3 * s.steps
          << " solves missed the tolerance, worst relative residual " << fmt("%.3g", s.viscous_worst_residual) << "\n";
   }
   if (s.fixed_dt) {

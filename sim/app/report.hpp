@@ -24,7 +24,8 @@ struct RunSummary {
   int64_t viscous_limited_steps = 0;     // adaptive steps set by the viscous limit (explicit viscosity)
   int64_t dt_max_steps = 0;              // adaptive steps set by time.dt_max
   bool fixed_dt = false;                 // time.dt given
-  bool implicit_viscosity = true;        // fluid.viscous
+  bool implicit_viscosity = true;        // the viscous term in force (Config::implicit_viscosity)
+  bool implicit_asked = true;            // fluid.viscous = implicit
   double viscous_iterations_mean = 0;    // Chebyshev iterations of the implicit solves per step
   int64_t viscous_unconverged = 0;       // implicit solves that missed the tolerance
   double viscous_worst_residual = 0;

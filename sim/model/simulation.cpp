@@ -200,6 +200,10 @@ void Simulation::stages(Particles particles, Project project, Viscous viscous, S
     backend_->rk_stage(in, from, VelocityField::current, a, b, c.c, c.cv);
     backend_->boundary_flux(in, kPartFlux0 + s, c.flux_explicit, c.flux_viscous);
     if (c.gamma > real(0)) {
+      // The run's first step from rest has no pressure yet: the stage's own
+      // (a solve without the projection), so the first solve, too, diffuses
+      // nothing a pressure holds.
+      if (s == 0 && step_ == 0 && !async_ready_now()) prime_pressure(c.pressure_weight);
       shift(c.pressure_weight);
       viscous(s, c.gamma);
       shift(-c.pressure_weight);
@@ -248,6 +252,19 @@ void Simulation::stages(Particles particles, Project project, Viscous viscous, S
     t.end(Phase::momentum);
     project(s, weight(s));
   }
+}
+
+// The pressure of `current` as a stage with this weight would project it,
+// without projecting: what the incremental pressure of the first solve of a
+// run takes.
+void Simulation::prime_pressure(real weight) {
+  PhaseTimer& t = backend_->timer();
+  t.begin(Phase::pressure);
+  set_dt(weight * dt_);
+  const PressureStats p = solver_->solve(*backend_, settings_);
+  set_dt(dt_);
+  t.end(Phase::pressure);
+  count_solve(p, step_ + 1, time_ + dt_);
 }
 
 // The step's pressure figures: every solve's iterations, the worst residual.

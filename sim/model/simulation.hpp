@@ -167,6 +167,8 @@ class Simulation {
   static PressureStats combine(const PressureStats (&solves)[kStepSolves]);
   // One pressure solve, the watchdog, the projection and the failure count.
   PressureStats solve_and_project(int stage, real weight);
+  void prime_pressure(real weight);
+  bool async_ready_now() const { return async_ && clock_started_; }
   void count_solve(const PressureStats& p, int64_t step, double time);
   void count_viscous(const ViscousStats& v, int64_t step, double time);
   bool async_ready();

@@ -13,7 +13,8 @@ ViscousStats solve_viscous(Backend& b, VelocityField f, real gamma, double toler
   for (int it = 0; it < plan.iterations; ++it) b.chebyshev_iteration(f, g, chebyshev_weights(plan, it));
   const double r2 = b.helmholtz_finish(f, g);
   s.iterations = plan.iterations;
-  s.relative = n.b2 > 0 ? std::sqrt(r2 / n.b2) : 0.0;
+  const double scale = viscous_scale(n.b2, n.r2);
+  s.relative = scale > 0 ? std::sqrt(r2 / scale) : 0.0;
   s.converged = viscous_converged(s.relative, g, tolerance, k);
   return s;
 }

@@ -10,7 +10,7 @@ namespace sim {
 
 struct ViscousStats {
   int iterations = 0;
-  double relative = 0;  // ||b - A x|| / ||b|| after the solve (0 when b = 0)
+  double relative = 0;  // ||b - A x|| / sqrt(viscous_scale) after the solve (0 when nothing to solve)
   bool converged = true;
 };
 
@@ -24,12 +24,19 @@ SIM_HD double viscous_tolerance(double tolerance, double g, const Constants& k) 
   return tolerance > floor ? tolerance : floor;
 }
 
+// What the residual is measured against: ||b||^2, or the initial
+// residual's when that is larger (b = 0 under a moving lid: the boundary
+// values alone drive the solve).
+SIM_HD double viscous_scale(double b2, double r2) { return b2 > r2 ? b2 : r2; }
+
 // The iteration count: enough that the bound ||r_K|| <= ||r_0|| / T_K(sigma)
-// reaches tolerance ||b||, from the measured initial residual of x = b (the
-// error of x keeps falling below what a float32 residual can show).
+// reaches tolerance sqrt(viscous_scale), from the measured initial residual
+// of x = b (the error of x keeps falling below what a float32 residual can
+// show). No iteration when b and the residual are both 0.
 SIM_HD ChebyshevPlan viscous_plan(double g, double b2, double r2, double tolerance, const Constants& k) {
-  if (!(b2 > 0.0)) return ChebyshevPlan{};
-  return chebyshev_plan(g, k, sqrt(r2 / b2) / tolerance);
+  const double scale = viscous_scale(b2, r2);
+  if (!(scale > 0.0)) return ChebyshevPlan{};
+  return chebyshev_plan(g, k, sqrt(r2 / scale) / tolerance);
 }
 
 // A solve is converged at viscous_tolerance, with slack for rounding: the
