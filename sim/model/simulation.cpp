@@ -251,10 +251,11 @@ bool Simulation::async_ready() {
 // step by at most kEndSliver of it), so after the steps in flight and the
 // next one the device's clock is at most time_ (the last record read) plus
 // their count times that bound; one step more of margin covers the rounding.
-// Within reach, step() drains and steps synchronously to the end (at most
-// kRecordsAhead + 2 steps of dt_max, fewer when dt is near dt_max), and
-// never queues a step from the end. Making such a step a no-op on the device
-// instead would touch every kernel that reads dt.
+// Within reach, step() drains and steps synchronously to the end, and never
+// queues a step from it: the last kRecordsAhead + 2 bounds of simulated time
+// (as many steps where dt is at dt_max or fixed, more where the flow keeps dt
+// below dt_max), a host round trip each. Making a step from the end a no-op
+// on the device instead would touch every kernel that reads dt.
 bool Simulation::end_in_reach() const {
   if (!(rule_.end_time > 0) || !device_) return false;
   const double bound = (rule_.fixed_dt > 0 ? rule_.fixed_dt : rule_.dt_max) * (1.0 + kEndSliver);
