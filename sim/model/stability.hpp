@@ -32,8 +32,9 @@ struct DtChoice {
 
 // A step ending less than this fraction of its dt short of the end time
 // would leave a sliver of a step after it (or one of rounding, as ten steps
-// of 0.01 fall short of 0.1 by an ulp): it is stretched to the end instead,
-// by at most this fraction, well inside the margins of the explicit limits.
+// of 0.01 fall short of 0.1 by an ulp): it is stretched to the end instead.
+// So the last step may exceed the rule's dt (a fixed time.dt too) by at most
+// this fraction: one step 0.1% past a stability limit grows nothing.
 constexpr double kEndSliver = 1e-3;
 
 // dt = min(cfl min(1/rate, viscous limit), dt_max), rate the larger of the
