@@ -131,21 +131,23 @@ namespace {
 // build passes -fmad=false), so the device clock stays bitwise the host's.
 __global__ void choose_dt_kernel(DtRule rule, DeviceStepState* __restrict__ st, Constants* __restrict__ k) {
   const double field_rate = rule.fixed_dt > 0 ? 0.0 : st->rate;
-  const DtChoice choice = choose_dt(rule, field_rate);
+  DeviceClock& clock = st->clock;
+  const DtChoice choice = choose_dt(rule, field_rate, clock.time);
   const double dt = choice.dt;
   const int64_t viscous = choice.viscous ? 1 : 0;
-  DeviceClock& clock = st->clock;
   const double t0 = clock.time, t1 = t0 + dt;
   int64_t count = 0;
   const int64_t overflow = injected_between(rule.inject_rate, t0, t1, count) ? 0 : 1;
   st->inject_first = clock.next_id;
   st->inject_count = count;
   clock.next_id += static_cast<uint64_t>(count);
-  clock.time = t1;
+  // The end time itself after the last step (Simulation::step: time_ alike).
+  // The host never queues a step from the end (Simulation::end_in_reach).
+  clock.time = clock_after(rule, t0, dt);
   clock.step += 1;
   StepRecord& r = st->rec;
   r.step = clock.step;
-  r.time = t1;
+  r.time = clock.time;
   r.dt = dt;
   r.rate = field_rate;
   r.next_id = clock.next_id;

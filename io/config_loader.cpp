@@ -563,6 +563,7 @@ Config load_config_string(const std::string& toml_text_in, const std::string& so
   loader.apply("", root, root.source());
   for (const auto& o : overrides) loader.apply_override(o);
   loader.validate();
+  loader.cfg.steps_given = loader.given("run.steps");
   loader.cfg.source = source_name;
   const std::string chose = resolve_strategies(loader.cfg);
   if (case_choices) *case_choices = chose;

@@ -212,7 +212,15 @@ void particles_keys(std::vector<Field<Config>>& k) {
 // The run: steps, seed, output, layout, backend.
 void run_keys(std::vector<Field<Config>>& k) {
   using C = Config;
-  k.push_back(integer<C>("run.steps", SIM_MEMBER(steps), "steps", ge(0), "Time steps to run."));
+  k.push_back(integer<C>("run.steps", SIM_MEMBER(steps), "steps", ge(0),
+                         "Time steps to run (the step index to stop at). With run.end_time, a cap only when given "
+                         "(in the file or by --steps): the default does not cut an end-time run short."));
+  auto end_time = held_in_float64(number<C>(
+      "run.end_time", SIM_MEMBER(end_time), "s", gt(0),
+      "Simulated time to stop at: the last step is shortened to land on it exactly (a step that would leave less "
+      "than 1/1000 of itself is stretched to it instead). Default 0: none, the run stops at run.steps."));
+  end_time.default_is_none = true;
+  k.push_back(std::move(end_time));
   k.push_back(integer<C>("run.seed", SIM_MEMBER(seed), "", ge(0), "Random seed (particle placement and injection)."));
   k.push_back(integer<C>("run.snapshot_every", SIM_MEMBER(snapshot_every), "steps", ge(0),
                          "Write a snapshot every N steps; 0 = only after the last step."));

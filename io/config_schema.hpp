@@ -48,6 +48,9 @@ struct FieldInfo {
   // Numbers only: the solver computes with the value in float32 (sim::real),
   // so a nonzero value must be a normal float32 (see float32_problem).
   bool float32 = false;
+  // The default (0) stands for "none" and is no value to give: a value given
+  // must be in the range, which the default is not (run.end_time).
+  bool default_is_none = false;
 };
 
 template <class T>

@@ -50,6 +50,8 @@ namespace {
 
 template <class T>
 std::string line(const Field<T>& f, const std::string& name, const T& from) {
+  // A key at its "none" default has no value to write that would read back.
+  if (f.default_is_none && f.get(from) == f.default_value()) return "# " + name + ": none\n";
   std::string s = name + " = " + format_toml_value(f, f.get(from));
   if (!f.unit.empty()) s += "  # [" + f.unit + "]";
   return s + "\n";

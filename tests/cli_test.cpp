@@ -269,7 +269,8 @@ TEST_CASE("cli: a write error mid-run (file size limit) stops the run with one l
 
 TEST_CASE("cli: a second run into the same output directory refuses at once, naming the first") {
   const std::string dir = test::scratch_dir("cli_lock");
-  const pid_t first = test::start_sim({"--backend", "cpu", "--steps", "100000000", "--snapshot-every", "0", "--output",
+  // box.toml ends at 1.356 s: --end-time keeps the first run going
+  const pid_t first = test::start_sim({"--backend", "cpu", "--steps", "100000000", "--end-time", "1e9", "--snapshot-every", "0", "--output",
                                        dir, "--set", "domain.nx=16", "--set", "domain.ny=16", "--set",
                                        "particles.regions[0].count=50", box});
   REQUIRE(first > 0);

@@ -35,7 +35,7 @@ TEST_CASE("io: SIGKILL mid-run leaves readable snapshots and a valid index") {
   for (int round = 0; round < 3; ++round) {
     CAPTURE(round);
     const std::string dir = test::scratch_dir("killed_" + std::to_string(round));
-    const pid_t pid = test::start_sim({"--quiet", "--steps", "1000000", "--snapshot-every", "1", "--backend", "cpu",
+    const pid_t pid = test::start_sim({"--quiet", "--steps", "1000000", "--end-time", "1e9", "--snapshot-every", "1", "--backend", "cpu",
                                  "--set", "domain.nx=64", "--set", "domain.ny=64", "--set",
                                  "run.output=" + toml_string_literal(dir), test::source_path("config/box.toml")});
     REQUIRE(pid > 0);

@@ -10,6 +10,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "io/config_schema.hpp"
 #include "io/config_writer.hpp"
 #include "sim/model/strategies.hpp"
 
@@ -179,6 +180,28 @@ CLI::Validator seconds_value() {
           return {};
         }
         return "expected a finite number >= 0, got " + got(v);
+      },
+      "");
+}
+
+// A number for a key the config loader checks, which words a range error
+// as for the file: decimal, finite, either sign (CLI11 alone takes "nan",
+// "inf" and hexadecimal floats); passed on as TOML spells a float.
+CLI::Validator number_value() {
+  return CLI::Validator(
+      [](std::string& v) -> std::string {
+        const char* p = v.data() + (!v.empty() && v[0] == '+');
+        const char* end = v.data() + v.size();
+        double x = 0;
+        const auto [q, ec] = p == end || !(std::isdigit(static_cast<unsigned char>(*p)) || *p == '.' || *p == '-')
+                                 ? std::from_chars_result{p, std::errc::invalid_argument}
+                                 : std::from_chars(p, end, x);
+        if (ec == std::errc() && q == end && std::isfinite(x)) {
+          v = format_number(x);
+          if (v.find_first_of(".eE") == std::string::npos) v += ".0";
+          return {};
+        }
+        return "expected a finite number, got " + got(v);
       },
       "");
 }
@@ -376,6 +399,11 @@ int parse_cli(int argc, char** argv, CliOptions& options, std::ostream& out, std
 
   app.add_option("CONFIG", r.config_path, "TOML config file")->required()->check(path_value());
   auto* o_steps = app.add_option("--steps", steps, "Time steps to run (run.steps)")->type_name("N")->transform(int64_value());
+  std::string end_time;
+  auto* o_end = app.add_option("--end-time", end_time,
+                               "Simulated time to stop at, the last step landing on it; run.steps then caps the run "
+                               "only when given (run.end_time)")
+                    ->type_name("T")->transform(number_value());
   auto* o_output =
       app.add_option("--output", output, "Output directory (run.output)")->type_name("DIR")->check(path_value());
   auto* o_snap = app.add_option("--snapshot-every", snapshot_every, "Snapshot interval (run.snapshot_every)")
@@ -394,6 +422,7 @@ int parse_cli(int argc, char** argv, CliOptions& options, std::ostream& out, std
   if (rc >= 0) return rc;
 
   take(o_steps, steps, r.steps);
+  take(o_end, end_time, r.end_time);
   take(o_output, output, r.output);
   take(o_snap, snapshot_every, r.snapshot_every);
   take(o_seed, seed, r.seed);
@@ -416,6 +445,7 @@ std::vector<std::string> cli_overrides(const CliOptions& o) {
     if (opt) v.push_back(std::string(key) + "=" + toml_string_literal(*opt));
   };
   number("run.steps", o.steps);
+  if (o.end_time) v.push_back("run.end_time=" + *o.end_time);
   number("run.seed", o.seed);
   number("run.snapshot_every", o.snapshot_every);
   text("run.output", o.output);

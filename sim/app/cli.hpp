@@ -21,6 +21,7 @@ struct CliOptions {
   Command command = Command::run;
   std::string config_path;
   std::optional<int64_t> steps;
+  std::optional<std::string> end_time;  // --end-time, as typed (the loader checks it as run.end_time)
   std::optional<std::string> output;
   std::optional<int64_t> snapshot_every;
   std::vector<std::string> sets;  // --set KEY=VALUE, in command-line order

@@ -1,6 +1,9 @@
 #include "sim/app/report.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
 #include <cstdio>
 #include <ostream>
 
@@ -13,11 +16,25 @@ std::string fmt(const char* f, double v) {
 }
 }  // namespace
 
-std::string progress_line(int64_t step, int64_t total, double sim_time, double ms_per_step, double eta_s) {
-  char buf[160];
-  std::snprintf(buf, sizeof buf, "step %lld/%lld  t = %.4g s  %.3g ms/step  ETA %.1f s",
-                static_cast<long long>(step), static_cast<long long>(total), sim_time, ms_per_step, eta_s);
-  return buf;
+std::string progress_line(int64_t step, int64_t total, double sim_time, double ms_per_step, double eta_s,
+                          double end_time) {
+  std::string line = "step " + std::to_string(step);
+  if (total != std::numeric_limits<int64_t>::max()) line += "/" + std::to_string(total);
+  line += "  t = " + fmt("%.4g", sim_time);
+  if (end_time > 0) line += "/" + fmt("%.4g", end_time);
+  line += " s  " + fmt("%.3g", ms_per_step) + " ms/step";
+  if (std::isfinite(eta_s)) line += "  ETA " + fmt("%.1f", eta_s) + " s";
+  return line;
+}
+
+std::string steps_line(const RunSummary& s) {
+  const double wall = std::max(s.wall_s, 1e-12);
+  std::string line = std::to_string(s.steps) + " steps, simulated time " + fmt("%.6g", s.sim_time) + " s";
+  line += " (";
+  if (s.end_time > 0) line += "end time " + fmt("%.6g", s.end_time) + " s, ";
+  line += fmt("%.4g", (s.sim_time - s.start_time) / wall) + " s per wall second), wall " +
+          fmt("%.3f", s.wall_s) + " s, " + fmt("%.1f", s.steps / wall) + " steps/s";
+  return line;
 }
 
 void print_summary(std::ostream& os, const RunSummary& s) {
@@ -27,8 +44,7 @@ void print_summary(std::ostream& os, const RunSummary& s) {
   os << "\nsim " << SIM_VERSION << " | " << s.config << " | " << s.backend << "\n";
   os << "strategies: " << s.strategies << ", pressure solver " << s.pressure_solver << ", advection " << s.advection
      << "\n";
-  os << s.steps << " steps, simulated time " << fmt("%.6g", s.sim_time) << " s, wall " << fmt("%.3f", s.wall_s)
-     << " s, " << fmt("%.1f", s.steps / std::max(s.wall_s, 1e-12)) << " steps/s\n\n";
+  os << steps_line(s) << "\n\n";
   os << "  phase        total ms    ms/step   share\n";
   for (int p = 0; p < kPhaseCount; ++p) {
     char line[128];

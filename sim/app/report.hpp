@@ -15,6 +15,8 @@ struct RunSummary {
   std::string advection = "central";  // fluid.advection
   int64_t steps = 0;
   double sim_time = 0, wall_s = 0;
+  double start_time = 0;  // simulated time at the start (a restart's), for simulated s per wall s
+  double end_time = 0;    // run.end_time; 0 = none
   std::array<double, kPhaseCount> phase_ms{};
   double pressure_iterations_mean = 0;
   PressureStats last_pressure;
@@ -43,6 +45,12 @@ struct RunSummary {
 };
 
 void print_summary(std::ostream& os, const RunSummary& s);
-std::string progress_line(int64_t step, int64_t total, double sim_time, double ms_per_step, double eta_s);
+// "step 120/1000  t = ...": `total` INT64_MAX (no step limit) leaves it out;
+// `end_time` > 0 adds it after t.
+std::string progress_line(int64_t step, int64_t total, double sim_time, double ms_per_step, double eta_s,
+                          double end_time = 0);
+// "1000 steps, simulated time 1.36 s (0.168 s per wall second), wall 8.057 s, 124.1 steps/s": the line
+// scripts read (the figures' places: scripts/dt-convergence.sh, cpu-ranks.sh, bench-pressure.sh).
+std::string steps_line(const RunSummary& s);
 
 }  // namespace sim

@@ -13,6 +13,7 @@
 #include <stdexcept>
 #include <system_error>
 
+#include "io/config_schema.hpp"
 #include "io/output_lock.hpp"
 #include "io/restart.hpp"
 #include "io/snapshot_files.hpp"
@@ -257,9 +258,12 @@ SimState start_state(const Config& cfg, const RunOptions& opts) {
     state = opts.restart.empty() ? make_initial_state(cfg) : load_restart(cfg, opts.restart);
     // A restart that has nothing left to run is an error, not a success: it
     // writes nothing, and a script chaining restarts must not take it for progress.
-    if (!opts.restart.empty() && state.step >= cfg.steps)
+    if (!opts.restart.empty() && state.step >= cfg.step_limit())
       throw std::runtime_error("nothing to do: the snapshot is at step " + std::to_string(state.step) +
                                " and --steps is " + std::to_string(cfg.steps));
+    if (!opts.restart.empty() && cfg.end_time > 0 && state.time >= cfg.end_time)
+      throw std::runtime_error("nothing to do: the snapshot is at t = " + format_number(state.time) +
+                               " s and run.end_time is " + format_number(cfg.end_time) + " s");
   });
   return state;
 }
@@ -293,14 +297,16 @@ struct StepsDone {
   int sig = 0;
 };
 
-// Steps to cfg.steps, with a progress line on a terminal (`progress`),
-// unless a signal stops the run first: over several ranks, a signal one
-// rank caught stops all of them after the same step.
+// Steps to cfg.steps or to run.end_time (Config::step_limit: the first
+// reached), with a progress line on a terminal (`progress`), unless a signal
+// stops the run first: over several ranks, a signal one rank caught stops
+// all of them after the same step (every rank's clock is the same).
 StepsDone step_to_end(const Config& cfg, const Comm& comm, Simulation& sim, RunOutput& output, bool progress,
                       std::ostream& out, Clock::time_point t0) {
   const bool split = comm.size() > 1;
   const int64_t first = sim.step_index();
-  const int64_t last = cfg.steps;
+  const int64_t last = cfg.step_limit();
+  const double start_time = cfg.end_time > 0 ? sim.time() : 0.0;
   auto last_print = t0;
   // the signal that stops the run (0: none), the same on every rank
   auto stop_signal = [&] {
@@ -309,7 +315,7 @@ StepsDone step_to_end(const Config& cfg, const Comm& comm, Simulation& sim, RunO
   };
   auto stop = [&] { return stop_signal() != 0; };
   bool stopped = false;
-  while (sim.step_index() < last && !(stopped = stop())) {
+  while (sim.step_index() < last && !sim.at_end() && !(stopped = stop())) {
     sim.step();
     output.after_step(sim);
     if (progress) {
@@ -319,8 +325,13 @@ StepsDone step_to_end(const Config& cfg, const Comm& comm, Simulation& sim, RunO
         const double el = std::chrono::duration<double>(now - t0).count();
         const double done = static_cast<double>(sim.step_index() - first);
         const double ms = 1e3 * el / done;
-        out << "\r" << progress_line(sim.step_index(), last, sim.time(), ms, ms * 1e-3 * (last - sim.step_index()))
-            << "   " << std::flush;
+        const double t = sim.time();
+        // ETA by steps, or with an end time by simulated time (when it comes first)
+        double eta = last == std::numeric_limits<int64_t>::max() ? std::numeric_limits<double>::infinity()
+                                                                 : ms * 1e-3 * (last - sim.step_index());
+        if (cfg.end_time > 0 && t > start_time)
+          eta = std::min(eta, el * (cfg.end_time - t) / (t - start_time));
+        out << "\r" << progress_line(sim.step_index(), last, t, ms, eta, cfg.end_time) << "   " << std::flush;
       }
     }
   }
@@ -342,6 +353,7 @@ RunSummary summarize(const Config& cfg, const Comm& comm, Simulation& sim, const
   s.advection = std::string(to_string(cfg.advection));
   s.steps = steps;
   s.sim_time = sim.time();
+  s.end_time = cfg.end_time;
   s.wall_s = wall;
   s.phase_ms = sim.backend().timer().totals_ms();
   s.phase_ms[static_cast<int>(Phase::output)] += output.main_thread_ms();
@@ -406,12 +418,14 @@ int run(const Config& cfg, const RunOptions& opts, std::ostream& out, std::ostre
 
   const bool progress = talk && &out == &std::cout && isatty(STDOUT_FILENO);
   const int64_t first = sim.step_index();
+  const double first_time = sim.time();
   const auto t0 = Clock::now();
   const StopOnSignal stop_on_signal(sim);  // until the run returns: the last snapshot's writes included
   const StepsDone done = step_to_end(cfg, comm, sim, output, progress, out, t0);
   output.finish(sim);
   const double wall = std::chrono::duration<double>(Clock::now() - t0).count();
-  const RunSummary s = summarize(cfg, comm, sim, output, slabs.get(), sim.step_index() - first, wall);
+  RunSummary s = summarize(cfg, comm, sim, output, slabs.get(), sim.step_index() - first, wall);
+  s.start_time = first_time;
 
   // The answer checked: what the projection left of the divergence. A
   // direct or Krylov solve that failed its job (a system with no solution,

@@ -3,6 +3,7 @@
 // docs/CONFIG.md documents the same table.
 #pragma once
 #include <cstdint>
+#include <limits>
 #include <stdexcept>
 #include <map>
 #include <string>
@@ -106,6 +107,10 @@ struct Config {
 
   // [run]
   int64_t steps = 1000;
+  // run.steps came from the file or the command line, not the default: only
+  // then does it cap a run with an end time (set by the config loader).
+  bool steps_given = false;
+  double end_time = 0.0;  // [s] stop at this simulated time, the last step shortened to land on it; 0 = none
   uint64_t seed = 1;
   int64_t snapshot_every = 0;  // 0 = only the last step
   std::string output = "out";
@@ -141,6 +146,11 @@ struct Config {
       n = *sum;
     }
     return n;
+  }
+  // The step index a run stops at: run.steps, unless an end time governs
+  // the run and run.steps was not given (then none).
+  int64_t step_limit() const {
+    return end_time > 0 && !steps_given ? std::numeric_limits<int64_t>::max() : steps;
   }
   int64_t particle_capacity() const { return capacity > 0 ? capacity : total_seeded(); }
   double dx() const { return lx / nx; }

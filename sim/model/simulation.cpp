@@ -85,6 +85,7 @@ Simulation::Simulation(const Config& cfg, std::unique_ptr<Backend> backend, cons
                                                  : viscous_dt_limit(cfg.viscosity, cfg.dx(), cfg.dy());
   scheme_ = time_scheme(cfg.implicit_viscosity());
   rule_.inject_rate = cfg.inject.rate;
+  rule_.end_time = cfg.end_time;
   backend_->set_constants(k_);
   backend_->upload(state);
   // The solver the memory checks budgeted for this config and backend.
@@ -99,11 +100,11 @@ Simulation::Simulation(const Config& cfg, std::unique_ptr<Backend> backend, cons
 }
 
 double Simulation::next_dt() {
-  if (cfg_.dt > 0) return cfg_.dt;
+  if (cfg_.dt > 0) return choose_dt(rule_, 0.0, time_).dt;  // the fixed dt, or the end's remainder
   // max_nan in the reduction: a NaN face anywhere in [0, nx] x [0, ny] makes this NaN.
   const double field_rate = backend_->max_velocity_rate();
   if (!std::isfinite(field_rate)) throw_non_finite(step_, time_, "CFL rate " + number(field_rate), backend_->nonfinite_particles() > 0);
-  const DtChoice c = choose_dt(rule_, field_rate);
+  const DtChoice c = choose_dt(rule_, field_rate, time_);
   if (c.viscous) ++viscous_limited_steps_;
   if (c.capped) ++dt_max_steps_;
   return c.dt;
@@ -133,7 +134,19 @@ double Simulation::next_dt() {
 // the fixed launches of each segment are recorded once and replayed, and
 // the host reads the records a few steps behind (absorb).
 StepInfo Simulation::step() {
-  if (async_ready()) return step_on_device();
+  const bool on_device = async_ready();
+  if (on_device && !end_in_reach()) return step_on_device();
+  if (at_end()) throw std::logic_error("Simulation::step: the clock is at run.end_time, no step is left");
+  if (on_device) {
+    // Near the end (end_in_reach): drained by at_end, one step, drained, so
+    // the host sees the clock of every step and queues none past the end.
+    step_on_device();
+    drain();
+    StepInfo info;
+    info.dt = dt_;
+    info.pressure = last_pressure_;
+    return info;
+  }
   StepInfo info;
   dt_ = next_dt();
   info.dt = dt_;
@@ -164,7 +177,7 @@ StepInfo Simulation::step() {
   info.pressure = combine(solves);
   for (const ViscousStats& v : viscous) info.viscous_iterations += v.iterations;
   last_pressure_ = info.pressure;
-  time_ += dt_;
+  time_ = clock_after(rule_, time_, dt_);  // the device's clock alike (choose_dt_kernel)
   ++step_;
   return info;
 }
@@ -290,6 +303,34 @@ bool Simulation::async_ready() {
     clock_started_ = true;
   }
   return true;
+}
+
+// The end time on an asynchronous backend. The device chooses each dt
+// (choose_dt, the same rule as the host's) and caps the last step to land on
+// the end, but the host queues steps up to kRecordsAhead ahead of the records
+// it has read, so it does not know the device's clock. A step queued once that
+// clock is at the end would run with dt = 0, which a recorded step cannot
+// skip (the pressure solve divides by dt). So the host queues ahead only while
+// the end is out of reach: no dt exceeds the fixed dt or dt_max (the last
+// step by at most kEndSliver of it), so after the steps in flight and the
+// next one the device's clock is at most time_ (the last record read) plus
+// their count times that bound; one step more of margin covers the rounding.
+// Within reach, step() drains and steps synchronously to the end, and never
+// queues a step from it: the last kRecordsAhead + 2 bounds of simulated time
+// (as many steps where dt is at dt_max or fixed, more where the flow keeps dt
+// below dt_max), a host round trip each. Making a step from the end a no-op
+// on the device instead would touch every kernel that reads dt.
+bool Simulation::end_in_reach() const {
+  if (!(rule_.end_time > 0) || !device_) return false;
+  const double bound = (rule_.fixed_dt > 0 ? rule_.fixed_dt : rule_.dt_max) * (1.0 + kEndSliver);
+  return time_ + (device_->records_in_flight() + 2) * bound >= rule_.end_time;
+}
+
+bool Simulation::at_end() {
+  if (!(rule_.end_time > 0)) return false;
+  // Out of reach, the device's clock is short of the end (end_in_reach).
+  if (async_ && end_in_reach()) drain();
+  return time_ >= rule_.end_time;
 }
 
 StepInfo Simulation::step_on_device() {

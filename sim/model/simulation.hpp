@@ -52,8 +52,12 @@ class Simulation {
   // and drain() waits for all of them.
   // The figures of the step, or on an asynchronous backend those of the
   // latest step read back. The accessors below drain() first.
+  // Calling it once the clock is at run.end_time (at_end) is a logic error.
   StepInfo step();
   void drain();
+  // Whether the clock has reached run.end_time (false without one). Exact
+  // on an asynchronous backend too: it drains when the device may be there.
+  bool at_end();
   // Whether steps run without host round trips (gpu.graphs, a backend and
   // a pressure solver that can).
   bool asynchronous() const { return async_; }
@@ -172,6 +176,8 @@ class Simulation {
   void count_solve(const PressureStats& p, int64_t step, double time);
   void count_viscous(const ViscousStats& v, int64_t step, double time);
   bool async_ready();
+  // Whether the end time may come within the steps in flight and the next.
+  bool end_in_reach() const;
   StepInfo step_on_device();
   bool absorb_next(bool wait);
   SimState header() const;

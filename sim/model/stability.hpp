@@ -26,6 +26,7 @@ struct DtRule {
   double boundary_rate = 0;  // max |boundary speed| / h
   double viscous_limit = 0;  // viscous_dt_limit of the config; infinite with implicit viscosity
   double inject_rate = 0;    // particles.inject.rate [1/s]
+  double end_time = 0;       // run.end_time [s]; 0 = none
 };
 
 struct DtChoice {
@@ -34,16 +35,42 @@ struct DtChoice {
   bool capped;   // dt_max set it
 };
 
+// A step ending less than this fraction of its dt short of the end time
+// would leave a sliver of a step after it (or one of rounding, as ten steps
+// of 0.01 fall short of 0.1 by an ulp): it is stretched to the end instead.
+// So the last step may exceed the rule's dt (a fixed time.dt too) by at most
+// this fraction, once: negligible next to the explicit limits (a diffusive
+// mode at the limit is amplified by |1 - 2 x 1.001| = 1.002 in that step).
+constexpr double kEndSliver = 1e-3;
+
 // dt = min(cfl min(1/rate, viscous limit), dt_max), rate the larger of the
 // field's CFL rate (max |u|/dx + |v|/dy) and the boundaries'; or the fixed dt.
-SIM_HD DtChoice choose_dt(const DtRule& rule, double field_rate) {
-  if (rule.fixed_dt > 0) return {rule.fixed_dt, false, false};
-  const double rate = field_rate < rule.boundary_rate ? rule.boundary_rate : field_rate;
-  const double adv = rate > 0 ? 1.0 / rate : INFINITY;
-  const double visc = rule.viscous_limit;
-  const bool viscous = visc < adv && rule.cfl * visc < rule.dt_max;
-  const double c = rule.cfl * (visc < adv ? visc : adv);
-  return {rule.dt_max < c ? rule.dt_max : c, viscous, rule.dt_max < c};
+// With an end time, for a step from `time`: the time left where it is less
+// than the dt (or exceeds it by less than kEndSliver of it), so the last step
+// lands on the end (clock_after) and none is a sliver. 0 or less only from a
+// clock already at the end, which no step may start from (Simulation::step).
+SIM_HD DtChoice choose_dt(const DtRule& rule, double field_rate, double time) {
+  DtChoice c{rule.fixed_dt, false, false};
+  if (!(rule.fixed_dt > 0)) {
+    const double rate = field_rate < rule.boundary_rate ? rule.boundary_rate : field_rate;
+    const double adv = rate > 0 ? 1.0 / rate : INFINITY;
+    const double visc = rule.viscous_limit;
+    c.viscous = visc < adv && rule.cfl * visc < rule.dt_max;
+    const double limit = rule.cfl * (visc < adv ? visc : adv);
+    c.capped = rule.dt_max < limit;
+    c.dt = c.capped ? rule.dt_max : limit;
+  }
+  if (rule.end_time > 0) {
+    const double left = rule.end_time - time;
+    if (left < c.dt * (1.0 + kEndSliver)) c.dt = left;
+  }
+  return c;
+}
+
+// The clock after a step of `dt` from `time`: the end time itself after the
+// step choose_dt cut to the time left (time + (end - time) may round off it).
+SIM_HD double clock_after(const DtRule& rule, double time, double dt) {
+  return rule.end_time > 0 && dt >= rule.end_time - time ? rule.end_time : time + dt;
 }
 
 // The particles injected at `rate` per second between t0 and t1 (ids in

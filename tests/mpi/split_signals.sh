@@ -15,7 +15,7 @@ failed=0
 fail() { echo "split_signals: $*"; failed=1; }
 for sig in USR1 USR2 TERM INT; do
   out=$work/$sig
-  mpirun -np 2 --oversubscribe "$sim" --backend cpu --steps 100000000 --snapshot-every 0 --output "$out" \
+  mpirun -np 2 --oversubscribe "$sim" --backend cpu --steps 100000000 --end-time 1e9 --snapshot-every 0 --output "$out" \
     --set domain.nx=32 --set domain.ny=32 --set particles.regions[0].count=200 "$configs/box.toml" \
     > "$work/$sig.log" 2>&1 &
   mp=$!

@@ -59,8 +59,10 @@ void describe(BenchRow& row, const Config& v, bool cuda) {
 }
 
 // Steps one variant and fills its row; throws what the backend throws.
-void measure(const Config& v, const SimState& state, const BenchOptions& opts, bool cuda, double ceiling_gbps,
+void measure(const Config& variant, const SimState& state, const BenchOptions& opts, bool cuda, double ceiling_gbps,
              BenchRow& row, std::string& device) {
+  Config v = variant;
+  v.end_time = 0;  // the bench times --steps steps: run.end_time would stop them
   std::unique_ptr<Backend> backend = make_backend(v, state.grid, nullptr);
   if (device.empty()) device = backend->name();
   row.set("backend", backend->name());
@@ -69,6 +71,7 @@ void measure(const Config& v, const SimState& state, const BenchOptions& opts, b
   const Diagnostics d = sim.diagnostics();  // alive slots, for the byte count
   Backend& b = sim.backend();
   b.synchronize();
+  const double time0 = sim.time();
   b.timer().reset();
   double sweeps = 0, residuals = 0;
   const int64_t viscous0 = sim.viscous_iterations_total();
@@ -109,6 +112,8 @@ void measure(const Config& v, const SimState& state, const BenchOptions& opts, b
   // dt from the velocity (a reduction read back), host work and launch gaps between phases
   row.set("other_ms", std::max(total_ms - phases_ms, 0.0));
   row.set("total_ms", total_ms);
+  row.set("steps_per_s", 1e3 / total_ms);
+  row.set("sim_s_per_s", (sim.time() - time0) / (1e-3 * total_ms * steps));
   const traffic::Cost all = cost.total();
   row.set("bytes_per_step", all.bytes);
   row.set("flops_per_step", all.flops);

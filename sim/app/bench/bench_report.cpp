@@ -100,7 +100,7 @@ const std::vector<std::string>& matrix_columns() {
     for (const StrategyOption& o : strategy_options())
       if (o.bench_axis) names.emplace_back(o.name);
     for (const char* n : {"steps", "iterations_per_step", "particles_ms", "momentum_ms", "pressure_ms",
-                          "project_ms", "other_ms", "total_ms", "bytes_per_step", "flops_per_step", "gbps",
+                          "project_ms", "other_ms", "total_ms", "steps_per_s", "sim_s_per_s", "bytes_per_step", "flops_per_step", "gbps",
                           "copy_pct", "relative_speed", "particles_gbps", "momentum_gbps",
                           "pressure_gbps", "project_gbps", "error"})
       names.emplace_back(n);
@@ -165,6 +165,7 @@ void print_bench_table(std::ostream& os, const BenchReport& r) {
                 {"it/step", 7, nullptr, "iterations_per_step", "%.1f"},
                 {"total", 7, nullptr, "total_ms", "%.3f"},
                 {"steps/s", 7, nullptr, "steps_per_s", "%.2f"},
+                {"sim s/s", 7, nullptr, "sim_s_per_s", "%.4g"},
                 {"comm min", 8, nullptr, "comm_ms_min", "%.3f"},
                 {"comm max", 8, nullptr, "comm_ms_max", "%.3f"},
                 {"%comm", 5, nullptr, "comm_pct", "%.1f"},
@@ -193,7 +194,7 @@ void print_bench_table(std::ostream& os, const BenchReport& r) {
                 {"%copy", 5, nullptr, "copy_pct", "%.1f"}});
     return;
   }
-  os << "ms per step by phase; GB/s from the bytes of sim/app/bench/traffic.hpp over the total; speed relative to the slowest\n";
+  os << "ms per step by phase; sim s/s: simulated seconds per wall second; GB/s from the bytes of sim/app/bench/traffic.hpp over the total; speed relative to the slowest\n";
   print_rows(os, r,
              {{"variant", 0, show_text, "variant", nullptr},
               {"it/step", 7, nullptr, "iterations_per_step", "%.1f"},
@@ -203,6 +204,8 @@ void print_bench_table(std::ostream& os, const BenchReport& r) {
               {"project", 7, nullptr, "project_ms", "%.3f"},
               {"other", 6, nullptr, "other_ms", "%.3f"},
               {"total", 7, nullptr, "total_ms", "%.3f"},
+              {"steps/s", 7, nullptr, "steps_per_s", "%.1f"},
+              {"sim s/s", 7, nullptr, "sim_s_per_s", "%.4g"},
               {"GB/s", 7, nullptr, "gbps", "%.1f"},
               {"%copy", 5, nullptr, "copy_pct", "%.1f"},
               {"speed", 5, nullptr, "relative_speed", "%.2f"}});
