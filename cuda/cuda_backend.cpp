@@ -28,7 +28,7 @@ CudaBackend::CudaBackend(const Config& cfg, const Grid& g, const DeviceInfo& dev
   for (DeviceBuffer<real>* f : {&u_, &v_, &uh_, &vh_, &us_, &vs_, &phi_, &phi2_, &rhs_, &open_})
     f->allocate(n, "grid fields");
   if (plan.advection_clearance) clearance_.allocate(n, "advection clearance");
-  if (cfg.two_way)
+  if (cfg.coupled())
     for (DeviceBuffer<real>* f : {&u0_, &v0_}) f->allocate(n, "start velocity (two-way)");
   if (plan.viscous_work) allocate_viscous_work();
   k_dev_.allocate(1, "constants");

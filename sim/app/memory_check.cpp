@@ -87,8 +87,9 @@ MemoryNeed host_memory_need(const Config& cfg, bool cuda) {
   Holding setup, stepping;
   if (!cuda) {
     // sim/cpu/cpu_backend.cpp: 10 fields (u v, the saved and stage copies
-    // of each, phi and its twin, rhs, open), 8 more when two-way (M, A, B
-    // and the step's start velocity per component), 4 more with implicit
+    // of each, phi and its twin, rhs, open), 6 more when two-way (M, A, B
+    // per component), 2 more with particles (the two-way step's start
+    // velocity), 4 more with implicit
     // viscosity (the solve's two iterates of u and v), 1 more with
     // fluid.advection = quick and obstacles
     // (the clearance field); the particles in SoA and AoS; per particle when
@@ -96,7 +97,8 @@ MemoryNeed host_memory_need(const Config& cfg, bool cuda) {
     // coefficients of both components.
     const uint64_t clearance = cfg.advection == AdvectionScheme::quick && !cfg.obstacles.empty() ? 1 : 0;
     const uint64_t viscous = cfg.implicit_viscosity() ? 4 : 0;
-    const Bytes fields = points * ((cfg.two_way ? 18 : 10) * kReal + (viscous + clearance) * kReal);
+    const uint64_t coupling = cfg.two_way ? (cfg.coupled() ? 8 : 6) : 0;
+    const Bytes fields = points * ((10 + coupling + viscous + clearance) * kReal);
     const Bytes solver = cpu_solver_bytes(cfg, points, cells);
     const Bytes particles = slots * (2 * kParticle);
     const Bytes reactions =

@@ -55,7 +55,9 @@ class CpuBackend final : public Backend {
     for (auto* f : {&u_, &v_, &uh_, &vh_, &us_, &vs_, &phi_, &phi2_, &rhs_, &open_}) first_touch(*f, rows_);
     row_sum_.assign(static_cast<size_t>(g.ny) + 3, 0.0);
     if (cfg.two_way)
-      for (auto* f : {&mu_, &mv_, &au_, &av_, &bu_, &bv_, &u0_, &v0_}) first_touch(*f, rows_);
+      for (auto* f : {&mu_, &mv_, &au_, &av_, &bu_, &bv_}) first_touch(*f, rows_);
+    if (cfg.coupled())
+      for (auto* f : {&u0_, &v0_}) first_touch(*f, rows_);
     inj_ = make_injection(cfg.inject);
     poisson_.split(ranks_, cfg.replicated_cells);
   }

@@ -69,7 +69,16 @@ struct Config {
   // the Helmholtz solve would diffuse it and set a settling suspension's
   // fluid moving (measured: 0.55 v_t at loading 10, dt = 20 tau_p; the
   // explicit stages keep it below 1e-6 v_t). Those runs keep it explicit.
-  bool implicit_viscosity() const { return viscous == ViscousScheme::implicit && !(two_way && particle_capacity() > 0); }
+  bool implicit_viscosity() const { return viscous == ViscousScheme::implicit && !coupled(); }
+  // Particles may exist: a seeded region, a capacity or an injection (does not throw).
+  bool has_particles() const {
+    if (capacity > 0 || inject.rate > 0) return true;
+    for (const auto& r : regions)
+      if (r.count > 0) return true;
+    return false;
+  }
+  // The two-way step runs: two_way with particles that may exist.
+  bool coupled() const { return two_way && has_particles(); }
 
   // [gravity]
   double gx = 0.0, gy = -9.81;  // [m/s^2]

@@ -199,7 +199,7 @@ StepInfo Simulation::step() {
 template <class Particles, class Project, class Viscous, class Shift>
 void Simulation::stages(Particles particles, Project project, Viscous viscous, Shift shift) {
   PhaseTimer& t = backend_->timer();
-  const bool two_way = cfg_.two_way;
+  const bool two_way = cfg_.coupled();
   auto move = [&] {
     t.begin(Phase::particles);
     particles();
@@ -212,7 +212,7 @@ void Simulation::stages(Particles particles, Project project, Viscous viscous, S
     const StageCoefficients& c = scheme_.stage[s];
     backend_->rk_stage(in, from, VelocityField::current, a, b, c.c, c.cv);
     backend_->boundary_flux(in, kPartFlux0 + s, c.flux_explicit, c.flux_viscous);
-    if (c.gamma > real(0)) {
+    if (c.gamma > real(0) && k_.nu > real(0)) {
       // The run's first step from rest has no pressure yet: the stage's own
       // (a solve without the projection), so the first solve, too, diffuses
       // nothing a pressure holds.
