@@ -367,6 +367,11 @@ void CudaBackend::project() {
   velocity_halo(u_.data(), v_.data());
 }
 
+void CudaBackend::project_stored() {
+  cuda::project(exec_, so_, phi_.data(), open_.data(), u_.data(), v_.data());
+  velocity_halo(u_.data(), v_.data());
+}
+
 void CudaBackend::boundary_flux(VelocityField in, int part, real w_explicit, real w_viscous) {
   if (link_host_.links.empty()) return;
   const auto [u, v] = velocity(in);

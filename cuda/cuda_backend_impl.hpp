@@ -100,6 +100,7 @@ class CudaBackend final : public Backend, public DeviceStepping {
   void sor_sweep(int color) override;
   double residual_norm() override;
   void project() override;
+  void project_stored() override;
   void boundary_flux(VelocityField in, int part, real w_explicit, real w_viscous) override;
   void boundary_pressure(int part, real w) override;
   double* link_part(int part) { return link_sums_.data() + static_cast<size_t>(part) * kBoundaryOwners * 2; }

@@ -109,6 +109,7 @@ class CpuBackend final : public Backend {
   MultigridOps* multigrid() override { return poisson_.active() ? &poisson_ : nullptr; }
 
   void project() override;
+  void project_stored() override { project_from(phi_.data()); }
   void boundary_flux(VelocityField in, int part, real w_explicit, real w_viscous) override;
   void boundary_pressure(int part, real w) override;
   TransformOps& transform_setup(const PoissonHierarchy& h) override;

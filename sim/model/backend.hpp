@@ -275,6 +275,10 @@ class Backend : public PressureOps {
   // that share back to the fluid in stage, the second stage's base.
   virtual void couple_fluid() = 0;
   virtual void project() = 0;  // u = u** - dt grad phi; halo filled after
+  // u -= dt grad phi with the float32 phi every solve leaves and a restart
+  // reads back (the incremental pressure of the implicit stages: the same
+  // bits after a restart as in the run that wrote it); halo filled after.
+  virtual void project_stored() = 0;
   // The step's momentum exchange with the boundaries (sim/model/boundary_flux.hpp),
   // kept for diagnostics(); nothing where the case does not measure it.
   // Part `part` (BoundaryPart) of the step's sums, each link's value

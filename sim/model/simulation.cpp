@@ -171,7 +171,7 @@ StepInfo Simulation::step() {
       },
       [&](real w) {
         set_dt(w * dt_);
-        backend_->project();
+        backend_->project_stored();
         set_dt(dt_);
       });
   info.pressure = combine(solves);
@@ -186,8 +186,8 @@ StepInfo Simulation::step() {
 // both ways: `project(stage, weight)` solves the pressure of stage 0, 1 or
 // 2 with weight times dt and projects; `viscous(solve, gamma)` solves
 // (I - gamma dt V) x = current in place (solve 0, 1 or 2); `shift(w)` adds
-// -w dt G p of the last projection's pressure p to current (project() with
-// w dt), the incremental pressure around each solve.
+// -w dt G p of the last solve's pressure p (float32 phi, what a restart
+// reads back) to current, the incremental pressure around each solve.
 //
 // The fields: current is each stage's result. One-way, the base of stages
 // 2 and 3 (u) stays in saved and the stage's input is copied into stage.
@@ -360,7 +360,7 @@ StepInfo Simulation::step_on_device() {
            },
            [&](real w) {
              device_->scale_dt_on_device(w);
-             backend_->project();
+             backend_->project_stored();
              device_->scale_dt_on_device(real(1));
            });
   });
