@@ -367,8 +367,11 @@ void CudaBackend::project() {
   velocity_halo(u_.data(), v_.data());
 }
 
+// Through the constants' global copy: scale_dt_on_device reaches it inside
+// a recorded step, where a unit's __constant__ block may hold the step's dt.
 void CudaBackend::project_stored() {
-  cuda::project(exec_, so_, phi_.data(), open_.data(), u_.data(), v_.data());
+  cuda::project_from_float(exec_.stream, k_dev_.data(), g_.nx, exec_.row0, exec_.face_row_end(), phi_.data(),
+                           open_.data(), u_.data(), v_.data());
   velocity_halo(u_.data(), v_.data());
 }
 

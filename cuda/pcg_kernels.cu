@@ -243,7 +243,10 @@ __global__ void pcg_condition_kernel(cudaGraphConditionalHandle h, const PcgStat
 }
 
 // Faces (i, j) in [0, nx] x [0, ny]; x at index (i + 1) + (j + 1) * pitch.
-__global__ void project_double_kernel(const Constants* __restrict__ kd, const double* __restrict__ x,
+// The constants from global memory (the device copy every dt change
+// reaches, also inside a recorded step). P: the float64 pressure or phi.
+template <class P>
+__global__ void project_double_kernel(const Constants* __restrict__ kd, const P* __restrict__ x,
                                       const float* __restrict__ open, float* u, float* v, int j0, int j_end) {
   const Constants& k = *kd;
   const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
@@ -353,8 +356,17 @@ void project_from_double(cudaStream_t s, const Constants* k_dev, int nx, int j0,
   if (j_end <= j0) return;
   const dim3 b(32, 8);
   const dim3 grid((nx + 1 + 31) / 32, (j_end - j0 + 7) / 8);
-  project_double_kernel<<<grid, b, 0, s>>>(k_dev, x, open, u, v, j0, j_end);
+  project_double_kernel<double><<<grid, b, 0, s>>>(k_dev, x, open, u, v, j0, j_end);
   SIM_CUDA_CHECK_LAUNCH("project_double_kernel");
+}
+
+void project_from_float(cudaStream_t s, const Constants* k_dev, int nx, int j0, int j_end, const float* phi,
+                        const float* open, float* u, float* v) {
+  if (j_end <= j0) return;
+  const dim3 b(32, 8);
+  const dim3 grid(static_cast<unsigned>((nx + 1 + b.x - 1) / b.x), static_cast<unsigned>((j_end - j0 + b.y - 1) / b.y));
+  project_double_kernel<float><<<grid, b, 0, s>>>(k_dev, phi, open, u, v, j0, j_end);
+  SIM_CUDA_CHECK_LAUNCH("project_float_kernel");
 }
 
 }  // namespace sim::cuda

@@ -170,6 +170,9 @@ void pcg_load_condition(cudaStream_t s, cudaGraphConditionalHandle h, const PcgS
 // in double (0 on faces touching a solid when k.has_solids).
 // The constants (dt included) are read from the device copy k_dev.
 // Face rows [j0, j_end): all of them (0, ny + 1) on one rank.
+// The same from the float32 phi (Backend::project_stored).
+void project_from_float(cudaStream_t s, const Constants* k_dev, int nx, int j0, int j_end, const float* phi,
+                        const float* open, float* u, float* v);
 void project_from_double(cudaStream_t s, const Constants* k_dev, int nx, int j0, int j_end, const double* x,
                          const float* open, float* u, float* v);
 

@@ -12,7 +12,7 @@
 # OLD_CONFIGS: where OLD's box.toml and channel.toml are (the shipped ones
 # of its commit, which know no run.end_time; default
 # bench/h200/time-to-solution/before).
-# BACKEND: cuda (default) or cpu (the CPU cases only). Writes one summary
+# OLD "-": NEW only. BACKEND: cuda (default) or cpu (the CPU cases only). Writes one summary
 # per run into OUTDIR and OUTDIR/results.csv:
 #   case,binary,steps,sim_time,wall_s,to_end_s
 # to_end_s: NEW's wall time to the end; OLD's wall time scaled to it.
@@ -50,8 +50,10 @@ run() {
 
 no_particles=(--set 'particles.regions=[]')
 cavity=config/cavity.toml
+bins=("$old" "$new")
+[[ $old == - ]] && bins=("$new")
 if [[ $backend == cuda ]]; then
-  for bin in "$old" "$new"; do
+  for bin in "${bins[@]}"; do
     run cavity_re100_1024 "$bin" 1.0 2000 $cavity "${no_particles[@]}" --set domain.nx=1024 --set domain.ny=1024
     run cavity_re100_4096 "$bin" 0.1 1000 $cavity "${no_particles[@]}" --set domain.nx=4096 --set domain.ny=4096
     run cavity_re1000_4096 "$bin" 0.1 1000 $cavity "${no_particles[@]}" --set domain.nx=4096 --set domain.ny=4096 \
@@ -62,7 +64,7 @@ if [[ $backend == cuda ]]; then
     run channel "$bin" 156.0 2000 $dir/channel.toml
   done
 else
-  for bin in "$old" "$new"; do
+  for bin in "${bins[@]}"; do
     run cpu_cavity_re100_512 "$bin" 1.0 300 $cavity "${no_particles[@]}" --set domain.nx=512 --set domain.ny=512
   done
 fi
