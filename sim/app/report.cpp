@@ -101,7 +101,8 @@ void print_summary(std::ostream& os, const RunSummary& s) {
     if (s.dt_max_steps > 0) os << ", by time.dt_max in " << s.dt_max_steps;
     if (s.viscous_limited_steps > 0)
       os << ", by the viscous limit of the explicit diffusion in " << s.viscous_limited_steps
-         << " (a finer grid shrinks it as h^2; fluid.viscous = \"implicit\" lifts it)";
+         << (s.implicit_asked ? " (a finer grid shrinks it as h^2)"
+                              : " (a finer grid shrinks it as h^2; fluid.viscous = \"implicit\" lifts it)");
     os << "\n";
   }
   const double rel_div = s.diag.max_speed > 0 ? s.diag.max_div * s.h / s.diag.max_speed : 0.0;
