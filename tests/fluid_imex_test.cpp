@@ -22,26 +22,6 @@ namespace {
 using sim::BoundaryKind;
 using Fn = std::function<double(double, double)>;
 
-// u and v on every stored face (halo included).
-void set_velocity(sim::SimState& st, const sim::Config& c, const Fn& u, const Fn& v) {
-  const sim::Grid& g = st.grid;
-  for (int j = -1; j <= g.ny; ++j)
-    for (int i = -1; i <= g.nx + 1; ++i) st.u[g.idx(i, j)] = static_cast<sim::real>(u(i * c.dx(), (j + 0.5) * c.dy()));
-  for (int j = -1; j <= g.ny + 1; ++j)
-    for (int i = -1; i <= g.nx; ++i) st.v[g.idx(i, j)] = static_cast<sim::real>(v((i + 0.5) * c.dx(), j * c.dy()));
-}
-
-double max_diff(const sim::SimState& a, const sim::SimState& b) {
-  const sim::Grid& g = a.grid;
-  double m = 0;
-  for (int j = 0; j < g.ny; ++j)
-    for (int i = 0; i < g.nx; ++i) {
-      m = std::max(m, std::abs(double(a.u[g.idx(i, j)]) - b.u[g.idx(i, j)]));
-      m = std::max(m, std::abs(double(a.v[g.idx(i, j)]) - b.v[g.idx(i, j)]));
-    }
-  return m;
-}
-
 // One Helmholtz solve (I - g lap) x = b on an n^2 unit box with the sides
 // of `c`, b from the exact x and its Laplacian; returns the max error of x
 // over the active faces.
@@ -52,7 +32,7 @@ struct Manufactured {
 double helmholtz_error(sim::Config c, int n, double g, const Manufactured& m) {
   c.nx = c.ny = n;
   sim::SimState st = sim::make_initial_state(c);
-  set_velocity(
+  sim::test::set_velocity(
       st, c, [&](double x, double y) { return m.u(x, y) - g * m.lap_u(x, y); },
       [&](double x, double y) { return m.v(x, y) - g * m.lap_v(x, y); });
   auto backend = sim::make_backend(c, st.grid, nullptr);
@@ -185,7 +165,7 @@ TEST_CASE("viscous solve: with an obstacle the result satisfies the discrete equ
   o.x = 0.45, o.y = 0.55, o.radius = 0.2;
   c.obstacles.push_back(o);
   sim::SimState st = sim::make_initial_state(c);
-  set_velocity(
+  sim::test::set_velocity(
       st, c, [](double x, double y) { return std::sin(3 * x + 1) * std::cos(2 * y) + 0.2; },
       [](double x, double y) { return std::cos(5 * x) * std::sin(y + 0.3); });
   auto backend = sim::make_backend(c, st.grid, nullptr);
@@ -260,7 +240,7 @@ sim::SimState run_translating(double dt, double T) {
   c.tolerance = 1e-9;
   c.dt = dt;
   sim::SimState st = sim::make_initial_state(c);
-  set_velocity(
+  sim::test::set_velocity(
       st, c, [](double x, double y) { return std::sin(2 * kPi * x) * std::cos(2 * kPi * y); },
       [](double x, double y) { return -std::cos(2 * kPi * x) * std::sin(2 * kPi * y); });
   sim::Simulation s(c, sim::make_backend(c, st.grid, nullptr), st);
@@ -284,7 +264,7 @@ sim::SimState run_cavity(double dt, double T, double nu, int n) {
 void check_order(const std::function<sim::SimState(double)>& run, double dt0, const char* what) {
   const sim::SimState ref = run(dt0 / 64);
   double e[4];
-  for (int k = 0; k < 4; ++k) e[k] = max_diff(run(dt0 / (1 << k)), ref);
+  for (int k = 0; k < 4; ++k) e[k] = sim::test::max_velocity_diff(run(dt0 / (1 << k)), ref);
   const double p1 = std::log2(e[0] / e[1]), p2 = std::log2(e[1] / e[2]), p3 = std::log2(e[2] / e[3]);
   MESSAGE(what << ": max |u - u_ref| at dt0, /2, /4, /8: " << e[0] << " " << e[1] << " " << e[2] << " " << e[3]
                << "; orders " << p1 << " " << p2 << " " << p3);
@@ -327,7 +307,7 @@ TEST_CASE("IMEX step: an unsteady inviscid flow never gains kinetic energy (pert
   c.tolerance = 1e-9;
   sim::SimState st = sim::make_initial_state(c);
   // TG plus three divergence-free modes of the stream functions sin(x + y), cos(2x - y), sin(x) sin(3y)
-  set_velocity(
+  sim::test::set_velocity(
       st, c,
       [](double x, double y) {
         return std::sin(x) * std::cos(y) + 0.3 * std::cos(x + y) + 0.2 * std::sin(2 * x - y) +
@@ -369,7 +349,7 @@ TEST_CASE("IMEX step: the impulsively started cavity at 100x the explicit viscou
   for (int steps : {1, 2, 4, 8}) {
     const double T = steps * dt;
     const sim::SimState big = run_cavity(dt, T, nu, n), ref = run_cavity(dt / 100, T, nu, n);
-    const double d = max_diff(big, ref);
+    const double d = sim::test::max_velocity_diff(big, ref);
     MESSAGE("after " << steps << " step(s) of 100x the explicit limit: max |u - u_ref| = " << d << " (lid speed 1)");
     CHECK(d < 0.25);
     if (steps > 1) CHECK(d < 0.05);

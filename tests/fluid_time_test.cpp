@@ -16,16 +16,6 @@ namespace {
 
 using sim::BoundaryKind;
 
-// Fills u and v on every stored face (halo included) from periodic functions.
-void set_velocity(sim::SimState& st, const sim::Config& c, const std::function<double(double, double)>& u,
-                  const std::function<double(double, double)>& v) {
-  const sim::Grid& g = st.grid;
-  for (int j = -1; j <= g.ny; ++j)
-    for (int i = -1; i <= g.nx + 1; ++i) st.u[g.idx(i, j)] = static_cast<sim::real>(u(i * c.dx(), (j + 0.5) * c.dy()));
-  for (int j = -1; j <= g.ny + 1; ++j)
-    for (int i = -1; i <= g.nx; ++i) st.v[g.idx(i, j)] = static_cast<sim::real>(v((i + 0.5) * c.dx(), j * c.dy()));
-}
-
 // The double shear layer of Bell, Colella and Glaz (1989) on a periodic unit
 // square, at 32^2: thin shear layers rolling up, a flow with every term of
 // the momentum equation active. 32^2 and steps up to CFL 0.8 keep the time
@@ -42,25 +32,13 @@ sim::Config shear_layer(double dt) {
 sim::SimState run_shear_layer(double dt, double T) {
   const sim::Config c = shear_layer(dt);
   sim::SimState st = sim::make_initial_state(c);
-  set_velocity(
+  sim::test::set_velocity(
       st, c, [](double, double y) { return y <= 0.5 ? std::tanh(30 * (y - 0.25)) : std::tanh(30 * (0.75 - y)); },
       [](double x, double) { return 0.05 * std::sin(2 * M_PI * x); });
   sim::Simulation s(c, sim::make_backend(c, st.grid, nullptr), st);
   const int steps = static_cast<int>(std::lround(T / dt));
   for (int k = 0; k < steps; ++k) s.step();
   return s.download();
-}
-
-// Max over the faces of the grid of the velocity difference.
-double max_diff(const sim::SimState& a, const sim::SimState& b) {
-  const sim::Grid& g = a.grid;
-  double m = 0;
-  for (int j = 0; j < g.ny; ++j)
-    for (int i = 0; i < g.nx; ++i) {
-      m = std::max(m, std::abs(double(a.u[g.idx(i, j)]) - b.u[g.idx(i, j)]));
-      m = std::max(m, std::abs(double(a.v[g.idx(i, j)]) - b.v[g.idx(i, j)]));
-    }
-  return m;
 }
 
 // A lid-driven unit cavity at Re = 1 / nu.
@@ -82,7 +60,7 @@ TEST_CASE("fluid: second order in time at fixed h (double shear layer, 32^2, dt 
   const double T = 0.96, dt0 = 0.024;  // dt0: CFL 0.8 at |u| = 1
   const sim::SimState ref = run_shear_layer(dt0 / 64, T);
   double e[4];
-  for (int k = 0; k < 4; ++k) e[k] = max_diff(run_shear_layer(dt0 / (1 << k), T), ref);
+  for (int k = 0; k < 4; ++k) e[k] = sim::test::max_velocity_diff(run_shear_layer(dt0 / (1 << k), T), ref);
   const double p1 = std::log2(e[0] / e[1]), p2 = std::log2(e[1] / e[2]), p3 = std::log2(e[2] / e[3]);
   MESSAGE("max |u - u_ref| at dt0, /2, /4, /8: " << e[0] << " " << e[1] << " " << e[2] << " " << e[3] << "; orders "
                                                  << p1 << " " << p2 << " " << p3);
@@ -108,7 +86,7 @@ TEST_CASE("fluid: the steady cavity at Re = 100 does not depend on the step (CFL
     while (s->time() < 40.0) s->step();
     out[n++] = s->download();
   }
-  const double d = max_diff(out[0], out[1]);
+  const double d = sim::test::max_velocity_diff(out[0], out[1]);
   MESSAGE("max |u(CFL 0.5) - u(CFL 0.2)| at t = 40: " << d << " (lid speed 1)");
   CHECK(d < 2e-5);
 }
@@ -269,7 +247,7 @@ TEST_CASE("fluid: the translating Taylor-Green vortex is second order in time (3
   };
   const sim::SimState ref = run(dt0 / 16);
   double e[3];
-  for (int k = 0; k < 3; ++k) e[k] = max_diff(run(dt0 / (1 << k)), ref);
+  for (int k = 0; k < 3; ++k) e[k] = sim::test::max_velocity_diff(run(dt0 / (1 << k)), ref);
   const double p1 = std::log2(e[0] / e[1]), p2 = std::log2(e[1] / e[2]);
   double mean = 0;
   for (int j = 0; j < ref.grid.ny; ++j)
@@ -308,7 +286,7 @@ TEST_CASE("fluid: the cavity at Re = 1000 from a developed state is second order
   };
   const sim::SimState ref = run(dt0 / 16);
   double e[3];
-  for (int k = 0; k < 3; ++k) e[k] = max_diff(run(dt0 / (1 << k)), ref);
+  for (int k = 0; k < 3; ++k) e[k] = sim::test::max_velocity_diff(run(dt0 / (1 << k)), ref);
   const double p1 = std::log2(e[0] / e[1]), p2 = std::log2(e[1] / e[2]);
   MESSAGE("max |u - u_ref| at dt0, /2, /4: " << e[0] << " " << e[1] << " " << e[2] << "; orders " << p1 << " " << p2);
   CHECK(e[0] > 1e-5);  // a time error well above float32 rounding

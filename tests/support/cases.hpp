@@ -3,7 +3,9 @@
 #pragma once
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <functional>
 #include <memory>
 #include <sstream>
 #include <stdexcept>
@@ -67,6 +69,29 @@ inline Config case_config(const std::string& name, const std::string& output, st
   sets.push_back("run.output=" + toml_string_literal(output));
   sets.push_back("run.backend=\"cpu\"");
   return shipped_config(name, sets);
+}
+
+// Fills u and v on every stored face (halo included) from functions of
+// the face's position (x, y).
+inline void set_velocity(SimState& st, const Config& c, const std::function<double(double, double)>& u,
+                         const std::function<double(double, double)>& v) {
+  const Grid& g = st.grid;
+  for (int j = -1; j <= g.ny; ++j)
+    for (int i = -1; i <= g.nx + 1; ++i) st.u[g.idx(i, j)] = static_cast<real>(u(i * c.dx(), (j + 0.5) * c.dy()));
+  for (int j = -1; j <= g.ny + 1; ++j)
+    for (int i = -1; i <= g.nx; ++i) st.v[g.idx(i, j)] = static_cast<real>(v((i + 0.5) * c.dx(), j * c.dy()));
+}
+
+// Max over the faces (i, j) of the cells of the grid of the velocity difference.
+inline double max_velocity_diff(const SimState& a, const SimState& b) {
+  const Grid& g = a.grid;
+  double m = 0;
+  for (int j = 0; j < g.ny; ++j)
+    for (int i = 0; i < g.nx; ++i) {
+      m = std::max(m, std::abs(double(a.u[g.idx(i, j)]) - b.u[g.idx(i, j)]));
+      m = std::max(m, std::abs(double(a.v[g.idx(i, j)]) - b.v[g.idx(i, j)]));
+    }
+  return m;
 }
 
 // A simulation at the config's initial state, on the backend the config names.
