@@ -37,6 +37,22 @@ std::string steps_line(const RunSummary& s) {
   return line;
 }
 
+// Which limit set dt: the summary's "time step" line.
+static void print_time_step(std::ostream& os, const RunSummary& s) {
+  if (s.fixed_dt) {
+    os << "time step: fixed (time.dt)\n";
+  } else {
+    const int64_t cfl = s.steps - s.viscous_limited_steps - s.dt_max_steps;
+    os << "time step: set by the advective CFL in " << cfl << " of " << s.steps << " steps";
+    if (s.dt_max_steps > 0) os << ", by time.dt_max in " << s.dt_max_steps;
+    if (s.viscous_limited_steps > 0)
+      os << ", by the viscous limit of the explicit diffusion in " << s.viscous_limited_steps
+         << (s.implicit_asked ? " (a finer grid shrinks it as h^2)"
+                              : " (a finer grid shrinks it as h^2; fluid.viscous = \"implicit\" lifts it)");
+    os << "\n";
+  }
+}
+
 void print_summary(std::ostream& os, const RunSummary& s) {
   const double steps = std::max<int64_t>(s.steps, 1);
   double total = 0;
@@ -93,18 +109,7 @@ void print_summary(std::ostream& os, const RunSummary& s) {
       os << "viscous: " << s.viscous_unconverged << " of " << 3 * s.steps
          << " solves missed the tolerance, worst relative residual " << fmt("%.3g", s.viscous_worst_residual) << "\n";
   }
-  if (s.fixed_dt) {
-    os << "time step: fixed (time.dt)\n";
-  } else {
-    const int64_t cfl = s.steps - s.viscous_limited_steps - s.dt_max_steps;
-    os << "time step: set by the advective CFL in " << cfl << " of " << s.steps << " steps";
-    if (s.dt_max_steps > 0) os << ", by time.dt_max in " << s.dt_max_steps;
-    if (s.viscous_limited_steps > 0)
-      os << ", by the viscous limit of the explicit diffusion in " << s.viscous_limited_steps
-         << (s.implicit_asked ? " (a finer grid shrinks it as h^2)"
-                              : " (a finer grid shrinks it as h^2; fluid.viscous = \"implicit\" lifts it)");
-    os << "\n";
-  }
+  print_time_step(os, s);
   const double rel_div = s.diag.max_speed > 0 ? s.diag.max_div * s.h / s.diag.max_speed : 0.0;
   os << "fluid: max |div u| " << fmt("%.3g", s.diag.max_div) << " 1/s (x h / max|u| = " << fmt("%.3g", rel_div)
      << "), max |u| " << fmt("%.4g", s.diag.max_speed) << " m/s, kinetic energy " << fmt("%.4g", s.diag.kinetic_energy)
