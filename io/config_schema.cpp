@@ -135,6 +135,11 @@ void fluid_keys(std::vector<Field<Config>>& k) {
       "The viscous term: implicit (one Helmholtz solve per stage, three per step, L-stable: dt is not bounded "
       "by the viscous limit) or explicit (in the Runge-Kutta stages: dt at most cfl times the "
       "viscous limit 1 / (2 nu (1/dx^2 + 1/dy^2))). See docs/ARCHITECTURE.md, \"The time step\"."));
+  k.push_back(enumeration<ViscousSolver, C>(
+      "fluid.viscous_solver", SIM_MEMBER(viscous_solver),
+      "The implicit viscous solves: transform (direct, by fast sine/cosine/Fourier transforms: no obstacle, one "
+      "rank, each velocity component's sides periodic or closed alike), chebyshev (iterative, any domain), or "
+      "auto (transform where it applies, chebyshev elsewhere)."));
 
   k.push_back(number<C>("gravity.x", SIM_MEMBER(gx), "m/s^2", any(), "Gravity, x component."));
   k.push_back(number<C>("gravity.y", SIM_MEMBER(gy), "m/s^2", any(), "Gravity, y component."));

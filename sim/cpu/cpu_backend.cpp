@@ -8,6 +8,7 @@
 
 #include "sim/model/advection.hpp"
 #include "sim/model/halo.hpp"
+#include "sim/model/viscous.hpp"
 #include "sim/ranks/split_particles.hpp"
 
 namespace sim {
@@ -325,6 +326,20 @@ void CpuBackend::chebyshev_iteration(VelocityField f, real g, const ChebyshevWei
     else pv[c] = chebyshev_point(xv[c], pv[c], r, w);
   });
   newest_ = 1 - newest_;
+  fill_halo(hu_[newest_].data(), hv_[newest_].data());
+}
+
+bool CpuBackend::viscous_transform() const {
+  if (viscous_transform_ < 0) viscous_transform_ = viscous_takes_transform(cfg_, k_, ranks_->ranks() > 1) ? 1 : 0;
+  return viscous_transform_ == 1;
+}
+
+// The newest iterate corrected by the transform solve of its residual.
+void CpuBackend::helmholtz_correct(VelocityField f, real g) {
+  if (!viscous_fft_) viscous_fft_ = std::make_unique<CpuFftHelmholtz>(k_);
+  const auto [ub, vb] = velocity(f);
+  viscous_fft_->correct(0, ub, hu_[newest_].data(), g);
+  viscous_fft_->correct(1, vb, hv_[newest_].data(), g);
   fill_halo(hu_[newest_].data(), hv_[newest_].data());
 }
 

@@ -19,6 +19,7 @@
 
 #include "sim/cpu/cpu_backend.hpp"
 #include "sim/cpu/cpu_fft.hpp"
+#include "sim/cpu/cpu_helmholtz_fft.hpp"
 #include "sim/cpu/cpu_memory.hpp"
 #include "sim/cpu/cpu_poisson.hpp"
 #include "sim/model/boundary_flux.hpp"
@@ -93,6 +94,8 @@ class CpuBackend final : public Backend {
   HelmholtzNorms helmholtz_start(VelocityField f, real g) override;
   void chebyshev_iteration(VelocityField f, real g, const ChebyshevWeights& w) override;
   double helmholtz_finish(VelocityField f, real g) override;
+  bool viscous_transform() const override;
+  void helmholtz_correct(VelocityField f, real g) override;
   double compute_rhs() override;
   void fill_pressure_halo() override;
   void jacobi_sweep() override;
@@ -247,6 +250,8 @@ class CpuBackend final : public Backend {
   SteadyPhaseTimer timer_;
   CpuPoisson poisson_;                  // levels and the float64 pressure x
   std::unique_ptr<CpuFftPoisson> fft_;  // plans of the transform solve
+  std::unique_ptr<CpuFftHelmholtz> viscous_fft_;  // plans of the transform viscous solve, made at its first use
+  mutable int viscous_transform_ = -1;            // viscous_transform(), once known
   std::shared_ptr<const RankSplit> ranks_;  // never null (OneRank alone)
 };
 

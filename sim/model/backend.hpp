@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <stdexcept>
 #include <string>
 
 #include "sim/model/config.hpp"
@@ -265,6 +266,15 @@ class Backend : public PressureOps {
   virtual HelmholtzNorms helmholtz_start(VelocityField f, real g) = 0;
   virtual void chebyshev_iteration(VelocityField f, real g, const ChebyshevWeights& w) = 0;
   virtual double helmholtz_finish(VelocityField f, real g) = 0;
+  // The transform solve instead of the iterations (viscous_takes_transform):
+  // whether this backend runs it for this run, and, after helmholtz_start,
+  // the newest iterate x = b corrected by (I - g lap_0)^-1 (b - A x) (the
+  // residual with the boundary values; sim/model/helmholtz_fft.hpp), halo
+  // filled.
+  virtual bool viscous_transform() const { return false; }
+  virtual void helmholtz_correct(VelocityField, real) {
+    throw std::logic_error("this backend has no transform viscous solve");
+  }
   // Two-way coupling, passes 1 to 3 of the coupled step
   // (sim/model/particle_physics.hpp): the current fluid takes the step's implicit
   // drag (halo filled), stage becomes the free fluid the particles will

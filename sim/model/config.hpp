@@ -63,6 +63,7 @@ struct Config {
   double force_x = 0.0, force_y = 0.0;      // body force per unit mass on the fluid [m/s^2]
   AdvectionScheme advection = AdvectionScheme::central;
   ViscousScheme viscous = ViscousScheme::implicit;
+  ViscousSolver viscous_solver = ViscousSolver::auto_;
   // The viscous term the step treats implicitly: fluid.viscous = implicit,
   // except with two-way coupled particles, whose drag impulse enters the
   // stages before the pressure that holds it is known (the stage-2 payback):

@@ -1,4 +1,6 @@
 #include "sim/model/simulation.hpp"
+#include "sim/model/viscous.hpp"
+#include "sim/ranks/rank_split.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -88,6 +90,9 @@ Simulation::Simulation(const Config& cfg, std::unique_ptr<Backend> backend, cons
   rule_.end_time = cfg.end_time;
   backend_->set_constants(k_);
   backend_->upload(state);
+  // fluid.viscous_solver = transform where it does not apply stops here.
+  if (cfg.implicit_viscosity() && cfg.viscosity > 0)
+    (void)viscous_takes_transform(cfg, k_, backend_->ranks().ranks() > 1);
   // The solver the memory checks budgeted for this config and backend.
   const std::string refusal = backend_->transform_refusal();
   const PressureSolverKind solver = resolve_solver(cfg, refusal);

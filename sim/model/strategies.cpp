@@ -33,6 +33,8 @@ SIM_ENUM_TABLE(InitialFlow, {InitialFlow::rest, "rest"}, {InitialFlow::uniform, 
 SIM_ENUM_TABLE(ObstacleShape, {ObstacleShape::circle, "circle"}, {ObstacleShape::rectangle, "rectangle"})
 SIM_ENUM_TABLE(AdvectionScheme, {AdvectionScheme::central, "central"}, {AdvectionScheme::quick, "quick"})
 SIM_ENUM_TABLE(ViscousScheme, {ViscousScheme::implicit, "implicit"}, {ViscousScheme::explicit_, "explicit"})
+SIM_ENUM_TABLE(ViscousSolver, {ViscousSolver::auto_, "auto"}, {ViscousSolver::transform, "transform"},
+               {ViscousSolver::chebyshev, "chebyshev"})
 SIM_ENUM_TABLE(RankTransport, {RankTransport::auto_, "auto"}, {RankTransport::nccl, "nccl"}, {RankTransport::host, "host"})
 
 #undef SIM_ENUM_TABLE

@@ -40,6 +40,11 @@ enum class AdvectionScheme { central, quick };
 // default; no viscous limit on dt) or explicit in the Runge-Kutta stages
 // (sim/model/time_scheme.hpp).
 enum class ViscousScheme { implicit, explicit_ };
+// How the implicit viscous step solves its Helmholtz problems: auto = the
+// transform solve where the domain allows it (no obstacle, one rank, each
+// velocity component's sides periodic, or closed with matching tangential
+// rules), Chebyshev iteration elsewhere (sim/model/viscous.hpp).
+enum class ViscousSolver { auto_, transform, chebyshev };
 // How GPU ranks exchange rows: auto = NCCL when each rank has a GPU of its
 // own, host memory and MPI when ranks share one (cuda/device_rows.hpp).
 enum class RankTransport { auto_, nccl, host };

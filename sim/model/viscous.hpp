@@ -1,10 +1,15 @@
 // The implicit viscous solve of a stage (sim/model/time_scheme.hpp):
-// (I - gamma dt nu lap) x = b for both velocity components, by Chebyshev
-// iteration over the backend's passes (Backend::helmholtz_start,
+// (I - gamma dt nu lap) x = b for both velocity components, by the
+// transform solve where the domain allows it (one defect correction,
+// sim/model/helmholtz_fft.hpp) or by Chebyshev iteration, over the
+// backend's passes (Backend::helmholtz_start, helmholtz_correct or
 // chebyshev_iteration, helmholtz_finish; the physics in
 // sim/model/fluid_physics.hpp), so every backend runs the same iterates.
 #pragma once
+#include <string>
+
 #include "sim/model/backend.hpp"
+#include "sim/model/config.hpp"
 
 namespace sim {
 
@@ -45,6 +50,13 @@ constexpr double kViscousSlack = 4.0;
 SIM_HD bool viscous_converged(double relative, double g, double tolerance, const Constants& k) {
   return relative <= kViscousSlack * viscous_tolerance(tolerance, g, k);
 }
+
+// Whether the run's implicit viscous solves take the transform solve:
+// fluid.viscous_solver, and helmholtz_transform_refusal of its constants
+// (`ranks`: split over more than one rank). Throws std::invalid_argument,
+// naming the key and the reason, where transform is asked and does not
+// apply.
+bool viscous_takes_transform(const Config& cfg, const Constants& k, bool ranks);
 
 // Solves in place in `f` (b in, x out, halo filled); g = gamma dt nu from
 // the backend's constants `k`.

@@ -1,0 +1,36 @@
+// The transform solve of the implicit viscous step's Helmholtz problems on
+// the CPU (sim/model/helmholtz_fft.hpp): per component a real 2-D
+// transform with FFTW in float64, the kinds per axis (R2HC / HC2R where
+// periodic, RODFT00 (DST-I) for the normal component between closed sides,
+// RODFT10 / RODFT01 (DST-II / III) or REDFT10 / REDFT01 (DCT-II / III) for
+// the tangential one), the division by 1 - g (lambda_x + lambda_y), and
+// back. As for the pressure's transform solve (sim/cpu/cpu_fft.hpp), plans
+// are made for fixed blocks of rows and columns, so the result is the same
+// bit for bit for any thread count.
+#pragma once
+#include <memory>
+
+#include "sim/model/helmholtz_fft.hpp"
+
+namespace sim {
+
+class CpuFftHelmholtz {
+ public:
+  explicit CpuFftHelmholtz(const Constants& k);  // plans (FFTW_ESTIMATE) and work arrays; needs an empty refusal
+  ~CpuFftHelmholtz();
+  CpuFftHelmholtz(const CpuFftHelmholtz&) = delete;
+  CpuFftHelmholtz& operator=(const CpuFftHelmholtz&) = delete;
+
+  // x += (I - g lap_0)^-1 (b - A x) on the unknown faces of component q
+  // (0: u, 1: v), the residual taken in float64 from x with its halo
+  // filled (the boundary values); b and x in the grid's layout. The halo
+  // of x is not touched.
+  void correct(int q, const real* b, real* x, double g);
+
+ private:
+  struct Component;
+  std::unique_ptr<Component> c_[2];
+  int pitch_ = 0;
+};
+
+}  // namespace sim
