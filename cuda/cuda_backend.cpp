@@ -2,6 +2,7 @@
 // through the launchers of cuda/kernels.hpp on one stream. The step loop
 // reads back only the scalars that decide dt and convergence.
 #include "cuda/cuda_backend_impl.hpp"
+#include "sim/model/viscous.hpp"
 
 #include "sim/ranks/split_particles.hpp"
 
@@ -283,6 +284,27 @@ Backend::HelmholtzNorms CudaBackend::helmholtz_start(VelocityField f, real g) {
   return n;
 }
 
+bool CudaBackend::viscous_transform() const {
+  if (viscous_transform_ < 0) viscous_transform_ = viscous_takes_transform(cfg_, k_, ranks_->ranks() > 1) ? 1 : 0;
+  return viscous_transform_ == 1;
+}
+
+void CudaBackend::make_viscous_fft() {
+  if (!viscous_fft_ && k_.nu > real(0) && cfg_.implicit_viscosity() && viscous_transform())
+    viscous_fft_ = std::make_unique<cuda::CudaFftHelmholtz>(k_, exec_.stream);
+}
+
+// The newest iterate corrected by the transform solve of its residual,
+// its halo filled.
+void CudaBackend::helmholtz_correct(VelocityField f, real g) {
+  if (!viscous_fft_) viscous_fft_ = std::make_unique<cuda::CudaFftHelmholtz>(k_, exec_.stream);
+  viscous_fft_->set_stream(exec_.stream);
+  const auto [u, v] = velocity(f);
+  viscous_fft_->correct(0, u, hu_[newest_].data(), g, nullptr);
+  viscous_fft_->correct(1, v, hv_[newest_].data(), g, nullptr);
+  velocity_halo(hu_[newest_].data(), hv_[newest_].data());
+}
+
 // x_{k+1} into the older iterate, which becomes the newest; its halo
 // filled as the velocity's (the exchange with the neighbour ranks included).
 void CudaBackend::chebyshev_iteration(VelocityField f, real g, const ChebyshevWeights& w) {
@@ -474,7 +496,7 @@ CudaMemoryNeed cuda_memory_need(const Config& asked, const Grid& grid, bool rank
       cuda::make_stencil_opts(cfg.stencil, cfg.block_x, cfg.block_y, !cfg.obstacles.empty(), cfg.advection);
   const cuda::MemoryPlan plan = cuda::plan_memory(cfg, grid, so, ranks);
   CudaMemoryNeed m;
-  m.grid = plan.fields + plan.reductions + plan.multigrid + plan.transform;
+  m.grid = plan.fields + plan.reductions + plan.multigrid + plan.transform + plan.viscous_transform;
   m.particles = plan.particles + plan.sorting + plan.deposit;
   size_t free_b = 0, total_b = 0;
   SIM_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));

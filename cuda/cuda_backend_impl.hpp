@@ -24,6 +24,7 @@
 #include <utility>
 
 #include "cuda/cuda_fft.hpp"
+#include "cuda/cuda_helmholtz_fft.hpp"
 #include "cuda/device.hpp"
 #include "cuda/device_buffer.hpp"
 #include "cuda/graph.hpp"
@@ -87,6 +88,8 @@ class CudaBackend final : public Backend, public DeviceStepping {
   HelmholtzNorms helmholtz_start(VelocityField f, real g) override;
   void chebyshev_iteration(VelocityField f, real g, const ChebyshevWeights& w) override;
   double helmholtz_finish(VelocityField f, real g) override;
+  bool viscous_transform() const override;
+  void helmholtz_correct(VelocityField f, real g) override;
   double compute_rhs() override;
   int64_t nonfinite_particles() override { return nonfinite_; }
 
@@ -166,6 +169,7 @@ class CudaBackend final : public Backend, public DeviceStepping {
   // The implicit viscous solve: its work fields (allocated on first use),
   // the passes' fields for b = `f`, the sums of a pass's partials.
   void allocate_viscous_work();
+  void make_viscous_fft();  // the transform viscous solve's plans, outside any recording
   HelmholtzFields helmholtz_fields(VelocityField f);
   double* viscous_partials(int which) {
     return viscous_partials_.data() + static_cast<size_t>(which) * viscous_partials_.size() / 2;
@@ -199,6 +203,8 @@ class CudaBackend final : public Backend, public DeviceStepping {
   // the passes' partial sums (r^2, then b^2) and the device solve's scalars.
   DeviceBuffer<real> hu_[2], hv_[2];
   int newest_ = 0;
+  std::unique_ptr<cuda::CudaFftHelmholtz> viscous_fft_;  // the transform viscous solve (viscous_transform())
+  mutable int viscous_transform_ = -1;                    // viscous_transform(), once known
   DeviceBuffer<double> viscous_partials_;
   DeviceBuffer<ViscousDeviceState> viscous_state_;
   // The boundary links of this rank's rows and the step's parts of

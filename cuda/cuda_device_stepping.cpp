@@ -113,8 +113,18 @@ void CudaBackend::viscous_solve_on_device(VelocityField f, real gamma, int solve
   cuda::helmholtz_pass(exec_, so_, h, start, viscous_partials(0), viscous_partials(1));
   sum_to_device(exec_, scratch(), viscous_partials(0), blocks, r2);
   sum_to_device(exec_, scratch(), viscous_partials(1), blocks, b2);
-  cuda::viscous_plan(exec_.stream, st, tolerance, k_dev_.data());
-  repeat_while(
+  if (viscous_fft_) {
+    // The transform solve: one correction of iterate 1 (= b), the plan's
+    // one "iteration", so the finish pass and the copy take iterate 1.
+    cuda::viscous_transform_plan(exec_.stream, st);
+    const real* g_dev = reinterpret_cast<const real*>(bytes_of_st + offsetof(ViscousDeviceState, g));
+    viscous_fft_->set_stream(exec_.stream);
+    viscous_fft_->correct(0, u, hu_[1].data(), 0, g_dev);
+    viscous_fft_->correct(1, v, hv_[1].data(), 0, g_dev);
+    velocity_halo(hu_[1].data(), hv_[1].data());
+  } else {
+    cuda::viscous_plan(exec_.stream, st, tolerance, k_dev_.data());
+    repeat_while(
       [&](cudaGraphConditionalHandle c, bool end) { cuda::viscous_condition(exec_.stream, c, st, end ? 2 : 0); },
       [&] {
         for (int second = 0; second < 2; ++second) {
@@ -126,6 +136,7 @@ void CudaBackend::viscous_solve_on_device(VelocityField f, real gamma, int solve
           velocity_halo(hu_[1 - second].data(), hv_[1 - second].data());  // iteration it + second wrote 1 - second
         }
       });
+  }
   HelmholtzPass finish;
   finish.st = st;
   finish.newest = -1;  // after the plan: plan.iterations % 2

@@ -10,6 +10,7 @@
 #include "cuda/check.hpp"
 #include "cuda/cuda_fft.hpp"
 #include "cuda/device_buffer.hpp"
+#include "cuda/fft_spectral.cuh"
 
 namespace sim::cuda {
 namespace {
@@ -49,79 +50,6 @@ __global__ void load_kernel(const real* __restrict__ rhs, int pitch, int nx, int
   }
   const double v = static_cast<double>(rhs[(i + 1) + (j + 1) * pitch]) * sign_of(ax, i) * sign_of(ay, j);
   a[static_cast<size_t>(reorder(ay, j, ny)) * rp + reorder(ax, i, nx)] = v;
-}
-
-__device__ __forceinline__ double2 cmul(double2 a, double2 b) {
-  return make_double2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
-}
-__device__ __forceinline__ double2 conjg(double2 a) { return make_double2(a.x, -a.y); }
-__device__ __forceinline__ double2 cadd(double2 a, double2 b) { return make_double2(a.x + b.x, a.y + b.y); }
-__device__ __forceinline__ double2 cscale(double2 a, double s) { return make_double2(a.x * s, a.y * s); }
-__device__ __forceinline__ double2 minus_i(double2 a) { return make_double2(a.y, -a.x); }  // -i a
-
-struct AxisView {
-  const double* lam;  // eigenvalue of coefficient index k (the DCT index on a cosine or sine axis)
-  const double2* tw;  // E_k = exp(-i pi k / (2n)), k in [0, n)
-  int n;
-  int cosine;  // Makhoul twiddles apply (Neumann or Dirichlet)
-};
-
-// (V_k, V_{n-k}) -> (C_k, C_{n-k}) on a cosine axis:
-//   C_k = (E_k V_k + conj(E_k) V_{n-k}) / 2, C_{n-k} = (E_{n-k} V_{n-k} + conj(E_{n-k}) V_k) / 2.
-// The sequence along the axis may be complex (the other axis transformed
-// already), so V_{n-k} is not conj(V_k). k = 0: C_0 = V_0.
-__device__ __forceinline__ void to_cosine(const AxisView& a, int k, double2& vk, double2& vn) {
-  if (!a.cosine || k == 0) return;
-  const double2 e = a.tw[k], f = a.tw[a.n - k];
-  const double2 ck = cscale(cadd(cmul(e, vk), cmul(conjg(e), vn)), 0.5);
-  const double2 cn = cscale(cadd(cmul(f, vn), cmul(conjg(f), vk)), 0.5);
-  vk = ck;
-  vn = cn;
-}
-// The inverse: V_k = conj(E_k) (C_k - i C_{n-k}), V_{n-k} = conj(E_{n-k}) (C_{n-k} - i C_k).
-__device__ __forceinline__ void from_cosine(const AxisView& a, int k, double2& ck, double2& cn) {
-  if (!a.cosine || k == 0) return;
-  const double2 e = a.tw[k], f = a.tw[a.n - k];
-  const double2 vk = cmul(conjg(e), cadd(ck, minus_i(cn)));
-  const double2 vn = cmul(conjg(f), cadd(cn, minus_i(ck)));
-  ck = vk;
-  cn = vn;
-}
-
-__device__ __forceinline__ double2 divide(double2 c, double lam, double inv_n) {
-  // the constant mode of a singular operator (eigenvalue exactly 0) -> 0
-  return lam != 0.0 ? cscale(c, inv_n / lam) : make_double2(0.0, 0.0);
-}
-
-// One thread per (k1, k2), k1 in [0, nx/2] (the stored half along x), k2 in
-// [0, ny/2]. It owns V(k1, k2) and V(k1, ny-k2); with the Hermitian
-// symmetry of a real input, V(nx-k1, k2) = conj V(k1, ny-k2) and
-// V(nx-k1, ny-k2) = conj V(k1, k2), the 2 x 2 block closed under both
-// axes' pairings is known: transform it to the cosine/Fourier coefficients
-// (y then x), divide by lambda_x + lambda_y and by nx ny (cuFFT's inverse
-// is unnormalised), transform back, and store the two owned values.
-__global__ void spectral_kernel(double2* __restrict__ s, int hc, AxisView x, AxisView y, double inv_n) {
-  const int k1 = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
-  const int k2 = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
-  if (k1 >= hc || k2 > y.n / 2) return;
-  const int k1n = (x.n - k1) % x.n, k2n = (y.n - k2) % y.n;
-  double2 v00 = s[static_cast<size_t>(k2) * hc + k1];   // (k1,  k2)
-  double2 v01 = s[static_cast<size_t>(k2n) * hc + k1];  // (k1,  ny-k2)
-  double2 v10 = conjg(v01);                             // (nx-k1, k2)
-  double2 v11 = conjg(v00);                             // (nx-k1, ny-k2)
-  to_cosine(y, k2, v00, v01);
-  to_cosine(y, k2, v10, v11);
-  to_cosine(x, k1, v00, v10);
-  to_cosine(x, k1, v01, v11);
-  v00 = divide(v00, x.lam[k1] + y.lam[k2], inv_n);
-  v01 = divide(v01, x.lam[k1] + y.lam[k2n], inv_n);
-  v10 = divide(v10, x.lam[k1n] + y.lam[k2], inv_n);
-  v11 = divide(v11, x.lam[k1n] + y.lam[k2n], inv_n);
-  from_cosine(x, k1, v00, v10);
-  from_cosine(x, k1, v01, v11);
-  from_cosine(y, k2, v00, v01);
-  s[static_cast<size_t>(k2) * hc + k1] = v00;
-  if (k2n != k2) s[static_cast<size_t>(k2n) * hc + k1] = v01;
 }
 
 // The interior cell a halo cell copies, and the sign: the ghost rules of
@@ -386,7 +314,8 @@ void CudaFftPoisson::solve(const real* rhs, double* x, real* phi) {
   const AxisView vx{m.lam_x.data(), m.tw_x.data(), p.nx, p.ax != FftAxis::periodic};
   const AxisView vy{m.lam_y.data(), m.tw_y.data(), p.ny, p.ay != FftAxis::periodic};
   const double inv_n = 1.0 / (static_cast<double>(p.nx) * p.ny);
-  spectral_kernel<<<cover(m.hc, p.ny / 2 + 1, b), b, 0, m.stream>>>(m.spec.data(), m.hc, vx, vy, inv_n);
+  spectral_kernel<<<cover(m.hc, p.ny / 2 + 1, b), b, 0, m.stream>>>(m.spec.data(), m.hc, vx, vy, inv_n,
+                                                                     PoissonDivide{});
   SIM_CUDA_CHECK_LAUNCH("spectral_kernel");
   if (m.has_inv) {
     if (p.nx == 1 && p.ny > 1) SIM_CUFFT_CHECK(cufftExecZ2Z(m.inv, s, s, CUFFT_INVERSE));

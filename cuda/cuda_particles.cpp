@@ -50,6 +50,7 @@ void CudaBackend::migrate(uint64_t first_id, int64_t count) {
 // before (prepare_step_on_device, never recorded: it swaps the particle
 // banks), and what is recorded is recorded once per bank.
 void CudaBackend::prepare_step_on_device() {
+  make_viscous_fft();
   if (plan_.capacity > 0) sort_if_due();
 }
 

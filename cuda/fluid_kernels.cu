@@ -222,6 +222,14 @@ __global__ void viscous_plan_kernel(ViscousDeviceState* st, double tolerance, co
   st->b2 = viscous_scale(st->b2, st->r2);  // what the record's relative residual is measured against
 }
 
+// The transform solve's plan: one correction, the residual measured
+// against viscous_scale as the iterations' is.
+__global__ void viscous_transform_plan_kernel(ViscousDeviceState* st) {
+  st->plan = ChebyshevPlan{};
+  st->plan.iterations = 1;
+  st->b2 = viscous_scale(st->b2, st->r2);
+}
+
 __global__ void viscous_condition_kernel(cudaGraphConditionalHandle h, ViscousDeviceState* st, int advance) {
   st->it += advance;
   cudaGraphSetConditional(h, st->it < st->plan.iterations ? 1u : 0u);
@@ -322,6 +330,11 @@ void viscous_begin(cudaStream_t s, ViscousDeviceState* st, real gamma, const Con
 void viscous_plan(cudaStream_t s, ViscousDeviceState* st, double tolerance, const Constants* k_dev) {
   viscous_plan_kernel<<<1, 1, 0, s>>>(st, tolerance, k_dev);
   SIM_CUDA_CHECK_LAUNCH("viscous_plan_kernel");
+}
+
+void viscous_transform_plan(cudaStream_t s, ViscousDeviceState* st) {
+  viscous_transform_plan_kernel<<<1, 1, 0, s>>>(st);
+  SIM_CUDA_CHECK_LAUNCH("viscous_transform_plan_kernel");
 }
 
 void viscous_condition(cudaStream_t s, cudaGraphConditionalHandle h, ViscousDeviceState* st, int advance) {

@@ -163,9 +163,11 @@ void copy_newest_iterate(cudaStream_t s, const HelmholtzFields& f, const Viscous
 // from k_dev, the counter zeroed), plan (viscous_plan from st->b2, st->r2),
 // condition (the counter advanced by `advance`, then the while node's
 // condition: it < plan.iterations), record (the iterations and
-// sqrt(r2 / b2), 0 where b2 or g is 0, into the step record).
+// sqrt(r2 / b2), 0 where b2 or g is 0, into the step record);
+// transform_plan: the transform solve's (one correction: iterations 1).
 void viscous_begin(cudaStream_t s, ViscousDeviceState* st, real gamma, const Constants* k_dev);
 void viscous_plan(cudaStream_t s, ViscousDeviceState* st, double tolerance, const Constants* k_dev);
+void viscous_transform_plan(cudaStream_t s, ViscousDeviceState* st);
 void viscous_condition(cudaStream_t s, cudaGraphConditionalHandle h, ViscousDeviceState* st, int advance);
 void viscous_record(cudaStream_t s, const ViscousDeviceState* st, int64_t* rec_iterations, double* rec_relative);
 

@@ -6,10 +6,12 @@
 #include <stdexcept>
 
 #include "cuda/cuda_fft.hpp"
+#include "cuda/cuda_helmholtz_fft.hpp"
 #include "cuda/cuda_poisson.hpp"
 #include "cuda/particle_store.hpp"
 #include "sim/model/checked.hpp"
 #include "sim/model/poisson.hpp"
+#include "sim/model/viscous.hpp"
 
 namespace sim::cuda {
 
@@ -27,10 +29,12 @@ constexpr size_t kReduceWorkspace = 1 << 20;
 namespace {
 // fluid.viscous = implicit: the solve's two iterates of u and v, the
 // partial sums of a face pass (r^2 and b^2 per block) and its device scalars.
-void plan_viscous(MemoryPlan& p, const Grid& g, const Exec& e, const StencilOpts& o) {
+void plan_viscous(MemoryPlan& p, const Config& cfg, const Grid& g, const Exec& e, const StencilOpts& o, bool ranks) {
   p.viscous_work = true;
   p.fields += kViscousArrays * g.size() * sizeof(real);
   p.reductions += 2 * static_cast<size_t>(helmholtz_blocks(e, o)) * sizeof(double) + sizeof(ViscousDeviceState);
+  const Constants k = make_constants(cfg, g);
+  if (cfg.viscosity > 0 && viscous_takes_transform(cfg, k, ranks)) p.viscous_transform = CudaFftHelmholtz::bytes(k);
 }
 }  // namespace
 
@@ -48,6 +52,7 @@ std::string MemoryPlan::breakdown() const {
                   format_bytes(sorting) + ", deposit " + format_bytes(deposit) + ", reductions " + format_bytes(reductions);
   if (multigrid > 0) s += ", multigrid " + format_bytes(multigrid);
   if (transform > 0) s += ", transform solve " + format_bytes(transform);
+  if (viscous_transform > 0) s += ", viscous transform solve " + format_bytes(viscous_transform);
   return s;
 }
 
@@ -65,7 +70,7 @@ MemoryPlan plan_memory(const Config& cfg, const Grid& g, const StencilOpts& o, b
              sizeof(Constants);
   const Exec e{nullptr, ConstantsIn::constant, nullptr, g.nx, g.ny};
   p.reductions = static_cast<size_t>(cell_blocks(e, o)) * sizeof(double) + kReduceWorkspace;
-  if (cfg.implicit_viscosity()) plan_viscous(p, g, e, o);
+  if (cfg.implicit_viscosity()) plan_viscous(p, cfg, g, e, o, ranks);
   // the boundary links and their sums (sim/model/boundary_flux.hpp)
   if (measures_boundaries(cfg))
     p.reductions += static_cast<size_t>(boundary_link_bound(cfg)) * sizeof(BoundaryLink) +

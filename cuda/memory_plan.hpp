@@ -35,7 +35,10 @@ struct MemoryPlan {
   size_t fields = 0, reductions = 0, particles = 0, sorting = 0, deposit = 0;
   size_t multigrid = 0;  // MGPCG levels and float64 vectors (pressure.solver multigrid, or auto where fft does not apply)
   size_t transform = 0;  // the transform pressure solve: float64 x, spectrum, cuFFT work area (estimated)
-  size_t total() const { return fields + reductions + particles + sorting + deposit + multigrid + transform; }
+  size_t viscous_transform = 0;  // the transform viscous solve: the larger component's spectrum, cuFFT work area
+  size_t total() const {
+    return fields + reductions + particles + sorting + deposit + multigrid + transform + viscous_transform;
+  }
   std::string breakdown() const;  // "fields X, particles Y, ..."
 };
 

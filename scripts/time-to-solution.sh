@@ -16,6 +16,7 @@
 # per run into OUTDIR and OUTDIR/results.csv:
 #   case,binary,steps,sim_time,wall_s,to_end_s
 # to_end_s: NEW's wall time to the end; OLD's wall time scaled to it.
+# CASES="name ...": only those cases (default: all).
 set -euo pipefail
 old=$1 new=$2 out=$3 backend=${4:-cuda} old_configs=${5:-bench/h200/time-to-solution/before}
 mkdir -p "$out"
@@ -26,6 +27,7 @@ echo "case,binary,steps,sim_time,wall_s,to_end_s" > "$csv"
 run() {
   local name=$1 bin=$2 end=$3 old_steps=$4 cfg=$5
   shift 5
+  [[ -n ${CASES:-} && " $CASES " != *" $name "* ]] && return 0
   local which log args
   which=$([[ $bin == "$new" ]] && echo new || echo old)
   log=$out/$name.$which.txt

@@ -103,8 +103,11 @@ void print_summary(std::ostream& os, const RunSummary& s) {
   if (!s.implicit_viscosity && s.implicit_asked)
     os << "viscous: explicit (two-way coupled particles: fluid.viscous = \"implicit\" applies to runs without them)\n";
   if (s.implicit_viscosity) {
-    os << "viscous: implicit, " << fmt("%.1f", s.viscous_iterations_mean)
-       << " Chebyshev iterations/step (three solves a step)\n";
+    if (s.viscous_transform)
+      os << "viscous: implicit, transform solves (three a step, fluid.viscous_solver)\n";
+    else
+      os << "viscous: implicit, " << fmt("%.1f", s.viscous_iterations_mean)
+         << " Chebyshev iterations/step (three solves a step)\n";
     if (s.viscous_unconverged > 0)
       os << "viscous: " << s.viscous_unconverged << " of " << 3 * s.steps
          << " solves missed the tolerance, worst relative residual " << fmt("%.3g", s.viscous_worst_residual) << "\n";

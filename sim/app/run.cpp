@@ -369,6 +369,7 @@ RunSummary summarize(const Config& cfg, const Comm& comm, Simulation& sim, const
   s.implicit_viscosity = cfg.implicit_viscosity();
   s.implicit_asked = cfg.viscous == ViscousScheme::implicit;
   s.viscous_iterations_mean = s.steps > 0 ? double(sim.viscous_iterations_total()) / s.steps : 0.0;
+  s.viscous_transform = s.implicit_viscosity && cfg.viscosity > 0 && sim.backend().viscous_transform();
   s.viscous_unconverged = sim.viscous_unconverged();
   s.viscous_worst_residual = sim.viscous_worst_residual();
   s.diag = sim.diagnostics();
