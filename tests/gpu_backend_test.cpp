@@ -255,8 +255,10 @@ TEST_CASE("gpu: the memory plan of a GPU rank budgets multigrid, the solver auto
   // what the run's memory check asks for a GPU rank (check_run_fits over
   // ranks) is that plan, and the backend's refusal is the plan's
   const sim::CudaMemoryNeed need = sim::cuda_memory_need(c, s.grid, true);
-  CHECK(need.grid == rank.fields + rank.reductions + rank.multigrid + rank.transform);
-  CHECK(sim::cuda_memory_need(c, s.grid).grid == one.fields + one.reductions + one.multigrid + one.transform);
+  CHECK(need.grid == rank.fields + rank.reductions + rank.multigrid + rank.transform + rank.viscous_transform);
+  CHECK(sim::cuda_memory_need(c, s.grid).grid ==
+        one.fields + one.reductions + one.multigrid + one.transform + one.viscous_transform);
+  CHECK(rank.viscous_transform == 0);  // over ranks the viscous solves iterate
   CHECK(sim::resolve_solver(c, sim::cuda::transform_refusal(true)) == sim::PressureSolverKind::multigrid);
   CHECK(sim::make_cuda_backend(c, s.grid)->transform_refusal() == sim::cuda::transform_refusal(false));
 }
