@@ -81,7 +81,8 @@ SimState run_from(const Config& c, const SimState& start, int steps) {
 // Catches any drift of the default scheme: a reordered sum, a changed
 // rounding or a stencil read through the new code path changes these bits.
 // The hashes were recorded with the IMEX SSP-RK3 step (sim/model/time_scheme.hpp;
-// before it, with the code before fluid.advection existed), g++ 12, x86-64,
+// the cavity and the shear layer with its transform viscous solves, where the
+// domain allows them; before it, with the code before fluid.advection existed), g++ 12, x86-64,
 // no FMA contraction; another compiler or flags may change them
 // legitimately: record them again from that code then.
 TEST_CASE("advection: central stays bit-identical to the scheme before fluid.advection") {
@@ -103,11 +104,11 @@ TEST_CASE("advection: central stays bit-identical to the scheme before fluid.adv
     Config c = sim::test::shipped_config("cavity.toml", {"domain.nx=32", "domain.ny=32", "pressure.solver=\"multigrid\"",
                                                          "run.backend=\"cpu\""});
     c.regions.clear();
-    cases.push_back({"cavity 32x32", c, sim::make_initial_state(c), 0x8ac3327dd888ad07ull});
+    cases.push_back({"cavity 32x32", c, sim::make_initial_state(c), 0x6cbdcf65eaba5ebfull});
   }
   {
     const Config c = shear_config(32, 1e-4);
-    cases.push_back({"double shear layer 32x32", c, shear_state(c), 0x64054a7c16d2036eull});
+    cases.push_back({"double shear layer 32x32", c, shear_state(c), 0x789c06b0232ebb8dull});
   }
   for (const Case& k : cases) {
     const uint64_t h = fluid_hash(run_from(k.cfg, k.start, 30));

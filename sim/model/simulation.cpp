@@ -1,6 +1,5 @@
 #include "sim/model/simulation.hpp"
 #include "sim/model/viscous.hpp"
-#include "sim/ranks/rank_split.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -91,8 +90,7 @@ Simulation::Simulation(const Config& cfg, std::unique_ptr<Backend> backend, cons
   backend_->set_constants(k_);
   backend_->upload(state);
   // fluid.viscous_solver = transform where it does not apply stops here.
-  if (cfg.implicit_viscosity() && cfg.viscosity > 0)
-    (void)viscous_takes_transform(cfg, k_, backend_->ranks().ranks() > 1);
+  if (cfg.implicit_viscosity() && cfg.viscosity > 0) (void)backend_->viscous_transform();
   // The solver the memory checks budgeted for this config and backend.
   const std::string refusal = backend_->transform_refusal();
   const PressureSolverKind solver = resolve_solver(cfg, refusal);
