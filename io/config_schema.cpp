@@ -176,6 +176,12 @@ void pressure_keys(std::vector<Field<Config>>& k) {
                         "SOR relaxation factor (jacobi ignores it); 0 = the optimal factor for the grid, 2 / (1 + sin(pi / max(nx, ny)))."));
   k.push_back(integer<C>("pressure.check_every", SIM_MEMBER(check_every), "sweeps", ge(1),
                          "Residual computed every N sweeps."));
+  k.push_back(integer<C>(
+      "pressure.fixed_iterations", SIM_MEMBER(fixed_iterations), "iterations", ge(0),
+      "0: every solve runs to pressure.tolerance. N > 0: a fixed budget, as benchmarks time a solver: every "
+      "solve runs exactly N iterations (jacobi and sor: sweeps; multigrid: preconditioned CG iterations) "
+      "whatever its residual, which the summary reports; the tolerance, max_iterations and max_failures do "
+      "not apply. Needs pressure.solver jacobi, sor or multigrid."));
 }
 
 // The four sides.

@@ -286,7 +286,7 @@ TEST_CASE("viscous solve: fluid.viscous_solver = transform where it does not app
   const sim::Constants k = sim::make_constants(c, sim::Grid::make(32, 32, 1.0, 1.0));
   CHECK(sim::viscous_takes_transform(c, k, false));
   CHECK_THROWS_WITH(sim::viscous_takes_transform(c, k, true),
-                    doctest::Contains("fluid.viscous_solver = \"transform\": the transform solve does not apply: the run is split over ranks"));
+                    doctest::Contains("fluid.viscous_solver = \"transform\": the transform solve does not apply: the run is split over GPU ranks"));
   sim::Config o = c;
   o.left.kind = BoundaryKind::inflow;
   o.right.kind = BoundaryKind::outflow;

@@ -94,8 +94,11 @@ void print_summary(std::ostream& os, const RunSummary& s) {
        << "\n";
   }
   os << "\npressure: " << fmt("%.1f", s.pressure_iterations_mean) << " iterations/step (last step "
-     << s.last_pressure.iterations << "), final relative residual " << fmt("%.3g", s.last_pressure.residual)
-     << " (tolerance " << fmt("%.3g", s.tolerance) << ")\n";
+     << s.last_pressure.iterations << "), final relative residual " << fmt("%.3g", s.last_pressure.residual);
+  if (s.fixed_iterations > 0)
+    os << " (a fixed budget of " << s.fixed_iterations << " iterations a solve, pressure.fixed_iterations)\n";
+  else
+    os << " (tolerance " << fmt("%.3g", s.tolerance) << ")\n";
   if (s.pressure_unconverged > 0)
     os << "pressure: " << s.pressure_unconverged << " of " << 3 * s.steps
        << " solves (three a step) missed the tolerance, worst relative residual "

@@ -29,7 +29,8 @@ struct RunSummary {
   bool implicit_viscosity = true;        // the viscous term in force (Config::implicit_viscosity)
   bool implicit_asked = true;            // fluid.viscous = implicit
   double viscous_iterations_mean = 0;    // Chebyshev iterations (transform: solves) of the implicit solves per step
-  bool viscous_transform = false;        // the implicit solves are transform solves (fluid.viscous_solver)
+  bool viscous_transform = false;
+  int fixed_iterations = 0;              // pressure.fixed_iterations (0: solves run to the tolerance)        // the implicit solves are transform solves (fluid.viscous_solver)
   int64_t viscous_unconverged = 0;       // implicit solves that missed the tolerance
   double viscous_worst_residual = 0;
   Diagnostics diag;

@@ -361,6 +361,7 @@ RunSummary summarize(const Config& cfg, const Comm& comm, Simulation& sim, const
   s.pressure_iterations_mean = s.steps > 0 ? double(sim.pressure_iterations_total()) / s.steps : 0.0;
   s.last_pressure = sim.last_pressure();
   s.tolerance = cfg.tolerance;
+  s.fixed_iterations = cfg.fixed_iterations;
   s.pressure_unconverged = sim.pressure_unconverged();
   s.pressure_worst_residual = sim.pressure_worst_residual();
   s.viscous_limited_steps = sim.viscous_limited_steps();

@@ -330,13 +330,16 @@ void CpuBackend::chebyshev_iteration(VelocityField f, real g, const ChebyshevWei
 }
 
 bool CpuBackend::viscous_transform() const {
-  if (viscous_transform_ < 0) viscous_transform_ = viscous_takes_transform(cfg_, k_, ranks_->ranks() > 1) ? 1 : 0;
+  if (viscous_transform_ < 0) viscous_transform_ = viscous_takes_transform(cfg_, k_, false) ? 1 : 0;
   return viscous_transform_ == 1;
 }
 
 // The newest iterate corrected by the transform solve of its residual.
 void CpuBackend::helmholtz_correct(VelocityField f, real g) {
-  if (!viscous_fft_) viscous_fft_ = std::make_unique<CpuFftHelmholtz>(k_);
+  if (!viscous_fft_) {
+    viscous_fft_ = std::make_unique<CpuFftHelmholtz>(k_);
+    viscous_fft_->split(ranks_);
+  }
   const auto [ub, vb] = velocity(f);
   viscous_fft_->correct(0, ub, hu_[newest_].data(), g);
   viscous_fft_->correct(1, vb, hv_[newest_].data(), g);

@@ -102,16 +102,52 @@ CpuFftHelmholtz::CpuFftHelmholtz(const Constants& k) : pitch_(k.pitch) {
 
 CpuFftHelmholtz::~CpuFftHelmholtz() = default;
 
+void CpuFftHelmholtz::split(std::shared_ptr<const RankSplit> split) {
+  const SlabRows* s = split ? split->slabs() : nullptr;
+  if (!s || s->ranks() == 1) return;
+  owner_ = std::move(split);
+  ranks_ = s;
+}
+
+// The work rows of every rank's grid rows [first_row, end_row) to every
+// other rank; r0, r1: this component's unknown rows are grid rows
+// [r0, r1) (work row j is grid row r0 + j).
+void CpuFftHelmholtz::gather_rows(Component& m, int r0, int r1) {
+  const SlabRows& sr = *ranks_;
+  const int me = sr.rank(), n = sr.ranks();
+  auto rows_of = [&](int q, int& a, int& b) {
+    a = std::max(sr.first_row(q), r0) - r0;
+    b = std::min(sr.end_row(q), r1) - r0;
+    return a < b;
+  };
+  std::vector<SendBuffer> sends;
+  std::vector<RecvBuffer> recvs;
+  int a = 0, b = 0;
+  const bool mine = rows_of(me, a, b);
+  for (int q = 0; q < n; ++q) {
+    if (q == me) continue;
+    if (mine)
+      sends.push_back({q, 9, m.work + static_cast<size_t>(a) * m.wp, static_cast<size_t>(b - a) * m.wp * sizeof(double)});
+    int qa = 0, qb = 0;
+    if (rows_of(q, qa, qb))
+      recvs.push_back({q, 9, m.work + static_cast<size_t>(qa) * m.wp, static_cast<size_t>(qb - qa) * m.wp * sizeof(double)});
+  }
+  sr.timed([&] { sr.comm().exchange(sends, recvs); });
+}
+
 void CpuFftHelmholtz::correct(int q, const real* b, real* x, double g) {
   Component& m = *c_[q];
   if (!m.work) return;
   const int nx = m.nx, ny = m.ny, wp = m.wp, P = pitch_;
   const int i0 = m.h.x.first, j0 = m.h.y.first;
   const double cx = m.h.x.c, cy = m.h.y.c;
+  // This rank's unknown rows (all of them on one rank).
+  const int ja = ranks_ ? std::max(ranks_->first_row(ranks_->rank()) - j0, 0) : 0;
+  const int jb = ranks_ ? std::min(ranks_->end_row(ranks_->rank()) - j0, ny) : ny;
   // r = b - A x in float64 from the float32 values (the halo holds the
   // boundary values), so the correction carries no rounding of r.
 #pragma omp parallel for schedule(static)
-  for (int j = 0; j < ny; ++j)
+  for (int j = ja; j < jb; ++j)
     for (int i = 0; i < nx; ++i) {
       const int c = (i0 + i + 1) + (j0 + j + 1) * P;
       const double xc = x[c];
@@ -119,6 +155,7 @@ void CpuFftHelmholtz::correct(int q, const real* b, real* x, double g) {
                          (static_cast<double>(x[c - P]) - 2.0 * xc + x[c + P]) * cy;
       m.work[static_cast<size_t>(j) * wp + i] = static_cast<double>(b[c]) - (xc - g * lap);
     }
+  if (ranks_) gather_rows(m, j0, j0 + ny);
   m.rows(0);
   m.cols(0);
 #pragma omp parallel for schedule(static)
@@ -129,7 +166,7 @@ void CpuFftHelmholtz::correct(int q, const real* b, real* x, double g) {
   m.cols(1);
   m.rows(1);
 #pragma omp parallel for schedule(static)
-  for (int j = 0; j < ny; ++j)
+  for (int j = ja; j < jb; ++j)
     for (int i = 0; i < nx; ++i) {
       const int c = (i0 + i + 1) + (j0 + j + 1) * P;
       x[c] = static_cast<real>(static_cast<double>(x[c]) + m.work[static_cast<size_t>(j) * wp + i]);

@@ -11,6 +11,7 @@
 #include <memory>
 
 #include "sim/model/helmholtz_fft.hpp"
+#include "sim/ranks/slab_rows.hpp"
 
 namespace sim {
 
@@ -27,10 +28,21 @@ class CpuFftHelmholtz {
   // of x is not touched.
   void correct(int q, const real* b, real* x, double g);
 
+  // A run over several ranks (slabs of rows): from then on correct() is
+  // collective. Each rank takes the residual of its own rows, the rows go
+  // to every rank (an all-gather), and each solves the whole problem with
+  // the same plans, so every rank's rows are one rank's, bit for bit; it
+  // then corrects its own rows. (The work is replicated: the rows of the
+  // residual travel, not the transform's transposes.)
+  void split(std::shared_ptr<const RankSplit> split);
+
  private:
   struct Component;
+  void gather_rows(Component& m, int r0, int r1);
   std::unique_ptr<Component> c_[2];
   int pitch_ = 0;
+  std::shared_ptr<const RankSplit> owner_;
+  const SlabRows* ranks_ = nullptr;  // owner_'s slabs, or null on one rank
 };
 
 }  // namespace sim

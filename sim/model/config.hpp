@@ -96,6 +96,7 @@ struct Config {
   int max_iterations = 2000;
   double omega = 0.0;        // SOR relaxation factor; 0 = optimal for the grid
   int check_every = 10;      // residual checked every N sweeps
+  int fixed_iterations = 0;  // > 0: every solve runs exactly this many iterations, no tolerance (a budget)
   int max_failures = 3;      // consecutive unconverged solves that stop the run
   // Over ranks: multigrid levels of at most this many cells held whole by
   // every rank (sim/ranks/level_rows.hpp); -1 = the backend's own

@@ -52,7 +52,7 @@ HelmholtzLine tangential_line(const Constants& k, int lo, int cells, double c) {
 
 std::string helmholtz_transform_refusal(const Constants& k, bool ranks) {
   if (k.has_solids) return "the domain has obstacles";
-  if (ranks) return "the run is split over ranks";
+  if (ranks) return "the run is split over GPU ranks";
   for (int lo : {kLeft, kBottom}) {
     const int hi = lo == kLeft ? kRight : kTop;
     const int a = k.bc_kind[lo], b = k.bc_kind[hi];

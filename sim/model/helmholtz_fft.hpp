@@ -41,8 +41,8 @@ struct HelmholtzComponent {
 };
 
 // Why the transform solve does not apply to the run with constants `k`
-// (obstacles, ranks, an outflow side, sides whose rules differ); empty when
-// it does.
+// (obstacles, GPU ranks (`ranks`; CPU ranks run it), an outflow side, sides
+// whose rules differ); empty when it does.
 std::string helmholtz_transform_refusal(const Constants& k, bool ranks);
 
 // Component q (0: u, 1: v) of the run; requires an empty refusal.

@@ -9,7 +9,8 @@ namespace sim {
 namespace {
 
 // Shared driver: sweep, and every check_every sweeps compare the residual
-// with the tolerance. Warm-started from whatever phi holds (last step's).
+// with the tolerance; with a fixed budget, that many sweeps and one
+// residual after them. Warm-started from whatever phi holds (last step's).
 template <class Sweep>
 PressureStats iterate(PressureOps& ops, const PressureSettings& s, Sweep sweep) {
   PressureStats st;
@@ -26,25 +27,30 @@ PressureStats iterate(PressureOps& ops, const PressureSettings& s, Sweep sweep) 
     st.converged = true;
     return st;
   }
-  const int every = s.check_every > 0 ? s.check_every : 1;
-  st.residual = ops.residual_norm() / b;
-  if (s.record_history) st.history.push_back(st.residual);
-  if (st.residual <= s.tolerance) {
-    st.converged = true;
-    return st;
+  const bool fixed = s.fixed_iterations > 0;
+  const int budget = fixed ? s.fixed_iterations : s.max_iterations;
+  const int every = fixed ? budget : s.check_every > 0 ? s.check_every : 1;
+  if (!fixed) {
+    st.residual = ops.residual_norm() / b;
+    if (s.record_history) st.history.push_back(st.residual);
+    if (st.residual <= s.tolerance) {
+      st.converged = true;
+      return st;
+    }
   }
-  while (st.iterations < s.max_iterations) {
-    const int n = std::min(every, s.max_iterations - st.iterations);
+  while (st.iterations < budget) {
+    const int n = std::min(every, budget - st.iterations);
     if constexpr (std::is_invocable_v<Sweep, int>) sweep(n);  // n sweeps in one call
     else for (int k = 0; k < n; ++k) sweep();
     st.iterations += n;
     st.residual = ops.residual_norm() / b;
     if (s.record_history) st.history.push_back(st.residual);
-    if (st.residual <= s.tolerance) {
+    if (!fixed && st.residual <= s.tolerance) {
       st.converged = true;
       break;
     }
   }
+  if (fixed) st.converged = std::isfinite(st.residual);
   return st;
 }
 
@@ -95,7 +101,9 @@ class MultigridSolver final : public PressureSolver {
     st.residual = r / b;
     if (s.record_history) st.history.push_back(st.residual);
     double rz_old = 0;
-    while (st.residual > s.tolerance && st.iterations < s.max_iterations) {
+    const bool fixed = s.fixed_iterations > 0;
+    const int budget = fixed ? s.fixed_iterations : s.max_iterations;
+    while ((fixed || st.residual > s.tolerance) && st.iterations < budget) {
       vcycle(mg, s.smoothing);
       const double rz = mg.pcg_dot_rz();
       mg.pcg_direction(st.iterations == 0 ? 0.0 : rz / rz_old);
@@ -112,7 +120,7 @@ class MultigridSolver final : public PressureSolver {
       if (s.record_history) st.history.push_back(st.residual);
     }
     mg.pcg_finish();
-    st.converged = st.residual <= s.tolerance;
+    st.converged = fixed ? std::isfinite(st.residual) : st.residual <= s.tolerance;
     return st;
   }
 
@@ -132,12 +140,13 @@ class MultigridSolver final : public PressureSolver {
     st.rhs_norm = std::sqrt(r.rhs2[solve]);
     st.iterations = static_cast<int>(r.iterations[solve]);
     st.residual = r.relative[solve];
-    st.converged = st.residual <= s.tolerance;
+    st.converged = s.fixed_iterations > 0 ? std::isfinite(st.residual) : st.residual <= s.tolerance;
     return st;
   }
   void set_device_settings(const PressureSettings& s) override {
-    tolerance_ = s.tolerance;
-    max_iterations_ = s.max_iterations;
+    // a fixed budget: no tolerance stops the device loop before it
+    tolerance_ = s.fixed_iterations > 0 ? 0.0 : s.tolerance;
+    max_iterations_ = s.fixed_iterations > 0 ? s.fixed_iterations : s.max_iterations;
     smoothing_ = s.smoothing;
   }
 

@@ -70,6 +70,7 @@ Simulation::Simulation(const Config& cfg, std::unique_ptr<Backend> backend, cons
   settings_.tolerance = cfg.tolerance;
   settings_.max_iterations = cfg.max_iterations;
   settings_.check_every = cfg.check_every;
+  settings_.fixed_iterations = cfg.fixed_iterations;
   step_ = state.step;
   time_ = state.time;
   dt_ = state.dt;

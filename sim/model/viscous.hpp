@@ -53,7 +53,7 @@ SIM_HD bool viscous_converged(double relative, double g, double tolerance, const
 
 // Whether the run's implicit viscous solves take the transform solve:
 // fluid.viscous_solver, and helmholtz_transform_refusal of its constants
-// (`ranks`: split over more than one rank). Throws std::invalid_argument,
+// (`ranks`: split over more than one GPU rank; CPU ranks run it). Throws std::invalid_argument,
 // naming the key and the reason, where transform is asked and does not
 // apply.
 bool viscous_takes_transform(const Config& cfg, const Constants& k, bool ranks);

@@ -44,11 +44,12 @@ const PhaseOf kPhases[] = {{Phase::particles, "particles", &traffic::StepCost::p
                            {Phase::project, "project", &traffic::StepCost::project}};
 
 // Residual evaluations of one solve (sim/model/pressure.cpp): none for a zero
-// right-hand side, else one before the first sweep and one per batch of
-// check_every sweeps.
-double residual_checks(const PressureStats& p, int check_every) {
+// right-hand side, one after a fixed budget, else one before the first
+// sweep and one per batch of check_every sweeps.
+double residual_checks(const PressureStats& p, const Config& v) {
   if (p.iterations == 0 && p.residual == 0.0) return 0;
-  const int every = std::max(check_every, 1);
+  if (v.fixed_iterations > 0) return 1;
+  const int every = std::max(v.check_every, 1);
   return 1.0 + (p.iterations + every - 1) / every;
 }
 
@@ -79,7 +80,7 @@ void measure(const Config& variant, const SimState& state, const BenchOptions& o
   for (int64_t s = 0; s < opts.steps; ++s) {
     const StepInfo info = sim.step();
     sweeps += info.pressure.iterations;
-    residuals += residual_checks(info.pressure, v.check_every);
+    residuals += residual_checks(info.pressure, v);
   }
   b.synchronize();
   const double steps = static_cast<double>(std::max<int64_t>(opts.steps, 1));
