@@ -200,8 +200,8 @@ class Loader {
     const Config& c = cfg;
     check_periodic("left", c.left, "right", c.right);
     check_periodic("bottom", c.bottom, "top", c.top);
-    if (c.fixed_iterations > 0 && (c.solver == PressureSolverKind::auto_ || c.solver == PressureSolverKind::fft))
-      fail(loc("pressure.fixed_iterations"), "pressure.fixed_iterations", "a fixed budget needs pressure.solver = jacobi, sor or multigrid");
+    if (c.fixed_iterations > 0 && c.solver != PressureSolverKind::jacobi && c.solver != PressureSolverKind::sor)
+      fail(loc("pressure.fixed_iterations"), "pressure.fixed_iterations", "a fixed budget needs pressure.solver = jacobi or sor");
     check_mass_balance();
     if (c.obstacles.size() > static_cast<size_t>(kMaxObstacles))
       fail(loc("obstacles[" + std::to_string(kMaxObstacles) + "]", "obstacles"), "obstacles",

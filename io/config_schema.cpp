@@ -179,9 +179,9 @@ void pressure_keys(std::vector<Field<Config>>& k) {
   k.push_back(integer<C>(
       "pressure.fixed_iterations", SIM_MEMBER(fixed_iterations), "iterations", ge(0),
       "0: every solve runs to pressure.tolerance. N > 0: a fixed budget, as benchmarks time a solver: every "
-      "solve runs exactly N iterations (jacobi and sor: sweeps; multigrid: preconditioned CG iterations) "
-      "whatever its residual, which the summary reports; the tolerance, max_iterations and max_failures do "
-      "not apply. Needs pressure.solver jacobi, sor or multigrid."));
+      "solve runs exactly N sweeps whatever its residual, which the summary reports; the tolerance, "
+      "max_iterations and max_failures do not apply. Needs pressure.solver jacobi or sor (sweeps stay "
+      "stable past convergence; conjugate gradients do not)."));
 }
 
 // The four sides.

@@ -101,9 +101,7 @@ class MultigridSolver final : public PressureSolver {
     st.residual = r / b;
     if (s.record_history) st.history.push_back(st.residual);
     double rz_old = 0;
-    const bool fixed = s.fixed_iterations > 0;
-    const int budget = fixed ? s.fixed_iterations : s.max_iterations;
-    while ((fixed || st.residual > s.tolerance) && st.iterations < budget) {
+    while (st.residual > s.tolerance && st.iterations < s.max_iterations) {
       vcycle(mg, s.smoothing);
       const double rz = mg.pcg_dot_rz();
       mg.pcg_direction(st.iterations == 0 ? 0.0 : rz / rz_old);
@@ -120,7 +118,7 @@ class MultigridSolver final : public PressureSolver {
       if (s.record_history) st.history.push_back(st.residual);
     }
     mg.pcg_finish();
-    st.converged = fixed ? std::isfinite(st.residual) : st.residual <= s.tolerance;
+    st.converged = st.residual <= s.tolerance;
     return st;
   }
 
@@ -140,13 +138,12 @@ class MultigridSolver final : public PressureSolver {
     st.rhs_norm = std::sqrt(r.rhs2[solve]);
     st.iterations = static_cast<int>(r.iterations[solve]);
     st.residual = r.relative[solve];
-    st.converged = s.fixed_iterations > 0 ? std::isfinite(st.residual) : st.residual <= s.tolerance;
+    st.converged = st.residual <= s.tolerance;
     return st;
   }
   void set_device_settings(const PressureSettings& s) override {
-    // a fixed budget: no tolerance stops the device loop before it
-    tolerance_ = s.fixed_iterations > 0 ? 0.0 : s.tolerance;
-    max_iterations_ = s.fixed_iterations > 0 ? s.fixed_iterations : s.max_iterations;
+    tolerance_ = s.tolerance;
+    max_iterations_ = s.max_iterations;
     smoothing_ = s.smoothing;
   }
 

@@ -17,8 +17,8 @@ struct PressureSettings {
   int check_every = 10;      // the residual (a host round trip on the GPU) every N iterations
   bool record_history = false;  // keep every checked residual in PressureStats::history
   int smoothing = 2;            // multigrid: red-black sweep pairs before and after each coarse correction
-  // > 0: a fixed budget (pressure.fixed_iterations): exactly this many
-  // iterations, the residual computed once after them, never unconverged.
+  // > 0: a fixed budget (pressure.fixed_iterations; jacobi and sor): exactly
+  // this many sweeps, the residual computed once after them, never unconverged.
   int fixed_iterations = 0;
 };
 
