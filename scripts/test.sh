@@ -6,7 +6,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh --paraview
-scripts/build.sh
+# The tests and MPI on, whatever a first run (scripts/run-box.sh, which
+# needs neither) configured build/ with.
+scripts/build.sh -DSIM_TESTS=ON -DSIM_MPI=ON
 (cd build && ctest --output-on-failure)
 # The CPU suite again under ASan + UBSan, then a minute of fuzzing the
 # config front end: about 12 minutes more on a 2-core machine (sanitizer

@@ -112,7 +112,18 @@ TEST_CASE("cli: usage errors exit 2 with one line") {
 TEST_CASE("cli: --version and --help print to stdout and exit 0") {
   const Parsed v = parse_args({"--version"});
   CHECK(v.code == 0);
-  CHECK(v.out == "sim 0.1.0\n");
+  // the version of project(VERSION) in CMakeLists.txt, its one place, and the commit
+  const std::string cmake = test::read_text(std::string(SIM_SOURCE_DIR) + "/CMakeLists.txt");
+  const size_t at = cmake.find("project(sim VERSION ");
+  REQUIRE(at != std::string::npos);
+  const size_t from = at + std::string("project(sim VERSION ").size();
+  const std::string version = cmake.substr(from, cmake.find(' ', from) - from);
+  CHECK(version == SIM_VERSION);
+  const std::string head = "sim " + version + " (commit ";
+  INFO(v.out);
+  CHECK(v.out.rfind(head, 0) == 0);
+  CHECK(v.out.size() > head.size() + 3);
+  CHECK(v.out.substr(v.out.size() - 2) == ")\n");
   CHECK(v.err.empty());
   const Parsed h = parse_args({"--help"});
   CHECK(h.code == 0);

@@ -1,4 +1,5 @@
 #include "sim/app/cli.hpp"
+#include "sim/app/version.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -382,7 +383,7 @@ void check_path(const std::string& what, const std::string& path) {
 int parse_cli(int argc, char** argv, CliOptions& options, std::ostream& out, std::ostream& err) {
   if (argc > 1 && std::string(argv[1]) == "bench") return parse_bench(argc, argv, options, out, err);
   CLI::App app{"2D incompressible Navier-Stokes (MAC grid) with inertial particles.", "sim"};
-  app.set_version_flag("--version", std::string("sim ") + SIM_VERSION);
+  app.set_version_flag("--version", version_line());
   app.footer("Typed options are shorthands for --set KEY=VALUE and are validated like the config file;\n"
              "they are applied after every --set. Keys, units and ranges: docs/CONFIG.md.\n"
              "sim bench [OPTIONS] CONFIG times the strategies against each other (sim bench --help).");

@@ -1,0 +1,9 @@
+#include "sim/app/version.hpp"
+
+#include "sim_commit.hpp"  // generated at build time (cmake/commit.cmake)
+
+namespace sim {
+
+std::string version_line() { return std::string("sim ") + SIM_VERSION + " (commit " + SIM_COMMIT + ")"; }
+
+}  // namespace sim
