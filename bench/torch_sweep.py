@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """The 5-point Jacobi sweep with a right-hand side, in PyTorch, for comparison
 with `sim bench --micro` (docs/PERFORMANCE.md).
 

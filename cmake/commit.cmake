@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Writes OUT (a header defining SIM_COMMIT) from `git describe` of SRC, at
 # build time, and only when the text changes (so a build with an unchanged
 # commit recompiles nothing). Outside a git checkout SIM_COMMIT is "unknown".

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Memory-access policies of the grid stencils. A stencil kernel is written
 // once against Neighbourhood<Access, fields, R>::at(field, di, dj), the value
 // of an input field at (i + di, j + dj) with |di|, |dj| <= R, and Access::load

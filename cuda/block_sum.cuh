@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A deterministic block-wide sum shared by the reduction kernels.
 #pragma once
 #include <cuda_runtime.h>

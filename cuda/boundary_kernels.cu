@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The step's momentum exchange with the domain sides and the obstacles
 // (sim/model/boundary_flux.hpp): one block per owner sums its links in a fixed
 // order (deterministic), from the stage's velocity or the solve's pressure, each

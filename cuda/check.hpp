@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Every CUDA runtime call and every kernel launch is checked; a failure
 // becomes a std::runtime_error naming the call site and the CUDA error.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Where kernels read sim::Constants from, as a template policy.
 //
 // InConstantMemory: one __constant__ block. Every thread of a warp reads the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The ceiling `sim bench` compares every effective bandwidth with: a
 // device-to-device cudaMemcpy, which reads `bytes` and writes `bytes`.
 // Each copy is timed alone with a pair of events on its own stream; the

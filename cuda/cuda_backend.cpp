@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The CUDA backend: owns the state in device memory and runs each phase
 // through the launchers of cuda/kernels.hpp on one stream. The step loop
 // reads back only the scalars that decide dt and convergence.

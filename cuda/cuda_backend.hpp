@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The CUDA backend's entry points, in plain C++. A build without CUDA links
 // cuda/stub/cuda_stub.cpp instead, which says the backend was not built, so
 // nothing above this header needs an #if.

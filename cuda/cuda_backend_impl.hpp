@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The CUDA backend's class (cuda/cuda_backend.hpp), its members defined by
 // concern: the state, the fluid and the pressure solves in
 // cuda_backend.cpp, the particle step, its coupling and the particles'

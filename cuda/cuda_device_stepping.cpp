@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The CUDA backend's stepping without host round trips (DeviceStepping,
 // sim/model/backend.hpp): one GPU alone; the step's scalars stay on the
 // device, and recorded segments replay as graphs.

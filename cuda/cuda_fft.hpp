@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Direct solve of the pressure Poisson equation A x = rhs on level 0 with
 // cuFFT in float64 (sim/model/poisson_fft.hpp has the eigen decomposition).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The transform solve of the implicit viscous step's Helmholtz problems on
 // the device (sim/model/helmholtz_fft.hpp), the CPU's
 // (sim/cpu/cpu_helmholtz_fft.hpp) with cuFFT in float64.

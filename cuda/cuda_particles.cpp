@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The CUDA backend's particle step and its two-way coupling with the fluid
 // (sim/model/particle_physics.hpp, launched through cuda/kernels.hpp), and
 // over ranks the deposits folded onto their owners and the particles that

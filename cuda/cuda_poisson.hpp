@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The CUDA side of the MGPCG primitives of sim/model/backend.hpp (PressureOps):
 // owns the device levels of a PoissonHierarchy (face bits, or coefficients
 // where a level is not uniform; e and f in float32) and the float64 Krylov

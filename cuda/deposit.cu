@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Two-way coupling deposit, sorted and reproducible: each pass of the
 // coupled particle step emits 8 (face key, contribution) pairs per slot at
 // 8 (id % capacity) + corner, the keys the same in every pass. The keys are

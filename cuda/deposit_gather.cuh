@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The kernels of the gather deposit (GatherDeposit, cuda/deposit_strategies.cuh).
 #pragma once
 #include "cuda/access.cuh"

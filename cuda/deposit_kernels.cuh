@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The deposit passes of the atomic, fixed and sorted strategies
 // (cuda/deposit_strategies.cuh), one kernel per pass templated on the
 // mode, and the face update (pass 3) every strategy ends with.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The GPU deposit strategies of the two-way coupling (gpu.deposit), one type
 // each, and DepositTable, the one place that picks the type from the config.
 // couple_particles (cuda/particle_kernels.cu) runs passes 1 to 3 of the

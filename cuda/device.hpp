@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The device the backend runs on, and RAII owners of streams and events.
 #pragma once
 #include <cuda_runtime_api.h>

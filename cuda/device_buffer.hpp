@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Owners of device and pinned host memory. Nothing else in the backend
 // calls cudaMalloc/cudaFree: a failed allocation reports the bytes asked
 // for and the bytes free, and memory is released on every exit path.

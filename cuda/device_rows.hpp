@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Whole storage rows of device fields between the ranks of a run split into
 // slabs (sim/ranks/slab_rows.hpp), through NCCL: the GPU's halo
 // exchange, the multigrid levels' row copies and the two-way deposit fold.

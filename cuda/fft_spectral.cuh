@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The spectral step shared by the transform solves on the device (the
 // pressure's, cuda/cuda_fft.cu, and the viscous step's,
 // cuda/cuda_helmholtz_fft.cu): on the half spectrum of a real 2-D DFT,

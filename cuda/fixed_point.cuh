@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // 64-bit fixed point of the order-free atomic sums: the fixed deposit
 // (FixedBuffers) and the reaction records (ImpulseFields::took_u, took_v).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Fluid stencils on the MAC faces: the momentum stage of the time step
 // (advection, diffusion, body force), the pressure-gradient projection, the
 // velocity halo, and the passes of the implicit viscous solve. Each stencil

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A recorded sequence of launches (a CUDA graph), replayed on a stream.
 // record() runs `ops` once under stream capture: the launches it makes on
 // the stream are recorded, not run; launch() runs the recording. Relaxed

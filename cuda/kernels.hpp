@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Host-callable launchers of every kernel of the CUDA backend, one per
 // physics phase, plus the bytes each moves at minimum. Plain C++ (no CUDA
 // syntax), so the backend, the tests and a benchmark can call them.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Launch shapes of the grid stencils.
 #include <stdexcept>
 #include <string>

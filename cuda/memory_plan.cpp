@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "cuda/memory_plan.hpp"
 
 #include <algorithm>

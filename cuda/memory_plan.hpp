@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Device memory a case needs, computed before anything is allocated so an
 // oversized case fails with one message instead of halfway through setup.
 #pragma once

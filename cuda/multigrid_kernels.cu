@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The V-cycle's kernels in float32 on the levels (cuda/poisson_levels.cuh):
 // red-black smoothing (single half-sweeps, and pairs in one pass), the
 // restriction of the residual (whole, or over ranks from an array), the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The particle kernels that read the constants, in one translation unit:
 // a __constant__ block belongs to one unit (cuda/constants.cuh), and
 // set_constants uploads every unit's block at each change of dt. The

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The launch shape of the particle kernels (one thread per slot) and the
 // dispatch on the particle layout, shared by the particle units.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The fluid's reaction to the impulse the particles took (deposit_reaction,
 // pay_reaction, give_back_reaction).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The fluid samplers of the particle kernels (gpu.sampling): each turns a
 // position into the fluid velocity there, the same bilinear interpolation
 // by three memory paths; with_sampler picks one from the VelocitySource.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The particle slots' kernels that read no constants: injection into
 // the slot of an id, and the migration of particles between the ranks' slabs.
 #include "sim/ranks/decomposition.hpp"

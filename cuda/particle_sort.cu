@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Particle order on the device: the stable radix sorts (particles by cell,
 // deposit pairs by face), the gather that applies a sort to every field,
 // and the scatter back to the canonical slot order (slot r holds the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The particle step kernel (step_particles): pass 4 of the coupled step.
 #pragma once
 #include "cuda/access.cuh"

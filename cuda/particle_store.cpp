@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "cuda/particle_store.hpp"
 
 #include <stdexcept>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Particles on the device in the run's layout (AoS records or one array per
 // field), plus an optional second bank that sorting gathers into and that
 // downloads scatter into to restore the canonical slot order.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The conjugate gradients' kernels in float64 on level 0 (cuda/poisson_levels.cuh):
 // the Krylov updates with their dot products, each a deterministic
 // reduction (one partial sum per block, then one block sums the partials

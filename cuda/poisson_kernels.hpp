@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Launchers of the multigrid / conjugate-gradient kernels of the Poisson
 // solve (cuda/multigrid_kernels.cu, cuda/pcg_kernels.cu), in plain C++ (no CUDA syntax). Every
 // launcher enqueues on `s` and returns without synchronising; none reads

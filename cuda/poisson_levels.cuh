@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The levels of the multigrid-preconditioned conjugate gradients
 // (sim/model/poisson.hpp, sim/model/pressure.cpp), shared by its kernels: the
 // V-cycle's in float32 (cuda/multigrid_kernels.cu: red-black smoothing,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Pressure Poisson primitives on the cells: right-hand side, Jacobi and
 // red-black SOR sweeps, the residual, and the pressure halo. Each stencil is
 // written once over a memory-access policy (cuda/access.cuh) and calls the

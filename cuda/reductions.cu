@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Reductions to host scalars with CUB (deterministic run to run, in
 // double): the block partial sums of the pressure kernels, the CFL rate,
 // and the diagnostics. Each result comes back through pinned memory and is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "cuda/snapshot_staging.hpp"
 
 #include <condition_variable>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Snapshots from the device without stalling the stepping. begin() queues,
 // on the compute stream, a device-to-device copy of the fields, counters and
 // particles (in canonical slot order) into a staging slot, then, on a copy

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "cuda/timer.hpp"
 
 #include <stdexcept>

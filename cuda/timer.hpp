@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // PhaseTimer on CUDA events: begin/end record a start/stop pair on the
 // stream without waiting; the elapsed times are collected when totals_ms()
 // is asked for, or one at a time, the oldest, when a phase's ring is full.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "cuda/velocity_textures.hpp"
 
 #include <cstdint>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Texture objects over the u and v arrays, for sampling=texture: the
 // hardware's bilinear filter reads the arrays in place (pitch-2D linear
 // memory: rows are padded to 32 floats, 128 bytes), with clamped addressing.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Bar charts (PNG) of `sim bench` results, for docs/PERFORMANCE.md.
 
     python3 examples/plot_bench.py out/bench/bench.json --out docs/images

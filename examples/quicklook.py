@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Quick look at one snapshot without ParaView: pressure and vorticity images
 with the particles on top, written to a PNG (h5py + matplotlib).
 

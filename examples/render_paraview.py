@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Render one time of a sim run to a PNG with ParaView: the pressure field
 coloured, the particles as black points.
 

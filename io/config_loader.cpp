@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "io/config_loader.hpp"
 
 #include "sim/model/strategies.hpp"
@@ -89,7 +90,6 @@ size_t non_ascii_outside_strings(std::string_view s) {
   }
   return std::string_view::npos;
 }
-
 
 std::string describe(const toml::node& n) {
   switch (n.type()) {

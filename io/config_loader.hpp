@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Reads a TOML config, applies `--set KEY=VALUE` overrides and validates the
 // result against io/config_schema and the scheme's stability limits.
 #pragma once

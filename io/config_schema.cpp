@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "io/config_schema.hpp"
 
 #include "io/config_writer.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The one table of configuration keys: type, unit, default, allowed range,
 // description and the way into sim::Config. The loader, the writer, the
 // documentation (docs/CONFIG.md) and the tests all walk this table, so a key

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "io/config_writer.hpp"
 
 #include "io/config_schema.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The resolved configuration as TOML text: every schema key, in schema order,
 // the GPU strategies resolved (resolved_strategies, sim/model/strategies.hpp).
 // load_config_string() reads it back to an identical Config (to one whose

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "io/hdf5_file.hpp"
 
 #include <unistd.h>

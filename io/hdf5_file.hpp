@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Thin RAII layer over the HDF5 C API: owned handles, typed attributes and
 // whole-dataset reads and writes. Every failure throws std::runtime_error
 // naming the file and the object, so callers never check return codes.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "io/output_lock.hpp"
 
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // One run per output directory: a lock held for the run's life, and the
 // check that a directory does not already hold another run's snapshots.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `sim --restart snap_NNNNNN.h5 CONFIG`: the run state from a snapshot.
 #pragma once
 #include <string>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What a snapshot stores, computed from a SimState: cell-centred fields for
 // viewing, the raw MAC faces for restart, and the alive particles in id order.
 // Arrays are row-major, y slowest, without the halo.

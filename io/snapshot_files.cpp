@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "io/snapshot_files.hpp"
 
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // File-system side of the snapshot output: names, the output directory, and
 // the write-to-temporary-then-rename rule that keeps every final name either
 // absent or complete, whatever moment the process dies at.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Reads snap_NNNNNN.h5 files back: the scalars for an index or a restart
 // check, or every dataset. Shapes are checked against the documented layout.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "io/snapshot_series.hpp"
 
 #include <algorithm>

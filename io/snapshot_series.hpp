@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The snapshots of one output directory and their index, sim.xdmf, which is
 // rewritten (temporary + rename) after every snapshot so that an interrupted
 // run leaves an index listing exactly the complete files.

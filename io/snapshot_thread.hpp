@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Snapshots written beside the stepping: the main thread hands over a host
 // copy of the state and goes on stepping while a writer thread derives the
 // fields, writes snap_NNNNNN.h5 and rewrites sim.xdmf.

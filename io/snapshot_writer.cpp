@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "io/snapshot_writer.hpp"
 
 #include <cerrno>

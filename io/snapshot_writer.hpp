@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // One snapshot file, snap_NNNNNN.h5; the layout is documented in docs/OUTPUT.md
 // and read back by io/snapshot_reader.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "io/xdmf.hpp"
 
 #include <algorithm>

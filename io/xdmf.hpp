@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The XDMF index sim.xdmf: a temporal collection over the snapshot files that
 // ParaView (XDMF reader, 5.11, checked with pvpython by the io_paraview test)
 // opens as one time series. The grid is a 3DCoRectMesh one cell thick, so it

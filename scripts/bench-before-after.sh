@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Two builds of sim on the same GPU, interleaved, to tell a change from
 # run-to-run noise: the main job (`sim --layout=soa --steps 1000
 # config/box.toml`, steps/s) and the large solved step

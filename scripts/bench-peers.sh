@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # sim against its peers on the config/bench_large.toml step, in one call on
 # the GPU machine: `sim bench` on a few strategy variants (jacobi: 50 sweeps
 # a solve; fft: config/bench_large_solve.toml), then the PyTorch (eager,

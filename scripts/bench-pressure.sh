@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Iterations per step and steps per second of the pressure solvers against
 # the grid size, as a user runs them: the lid-driven cavity (walls + lid)
 # and the channel (obstacle, inflow, outflow) through the `sim` binary.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The benchmarks of docs/PERFORMANCE.md in one call on the GPU machine:
 # the micro suite, the strategy matrix on config/box.toml and on
 # config/bench_large.toml, and the PyTorch sweep, in that order.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Configures and builds into build/ (CUDA when nvcc is found, MPI when an
 # MPI library is, the tests when doctest is).
 #   scripts/build.sh [CMAKE_ARGS...] [-- TARGETS...]

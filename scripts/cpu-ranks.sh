@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Strong scaling of a run over CPU ranks (mpirun -np N sim): the same case
 # on 1..MAX ranks of one OpenMP thread each, steps/s, the communication
 # time per rank from sim's summary, and the efficiency t(1) / (N t(N)).

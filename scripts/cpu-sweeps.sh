@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The CPU backend's sweeps and threads on this host, in one go: the micro
 # sweeps (Jacobi, SOR) at 2048^2 with 1, 4, 8, 16 threads and the default
 # (all processors), each beside the host copy bandwidth measured in the same

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The CPU backend on the shipped configs: its default thread count (sim/app/backend_factory.cpp)
 # against fixed thread counts (OMP_NUM_THREADS; the same passive wait policy). Run from the repository
 # root after scripts/gpu-run.sh (uses .gpu/); logs go to $OUT (default device-out).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Runs on the GPU machine, from the repository root, after scripts/gpu-run.sh
 # filled .gpu/ here: the GPU test suite, the same suite shrunk under
 # compute-sanitizer (memcheck, racecheck, initcheck), and two CUDA runs.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # dt convergence of a shipped case: the run at its own (adaptive) dt and the
 # same simulated time at dt/10 and dt/100, printing the kinetic energy and
 # the mean particle velocity of each. Valid where every step is limited by

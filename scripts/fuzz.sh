@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Builds the config fuzz target (tests/fuzz/config_fuzz.cpp) with clang's
 # libFuzzer + ASan + UBSan and runs it for SECONDS (default 60) on a corpus
 # seeded from config/*.toml. A finding stops the run: the crashing input is

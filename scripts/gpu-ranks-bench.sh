@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # GPU ranks: the weak and strong scaling of #15's targets, through the
 # ranks suite of `sim bench` (mpirun -np N sim bench CONFIG runs the case on
 # 1, 2, 4, ... N ranks, one GPU each, and reports each count's ms per step,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Builds sim for an H200 (sm_90) into build-gpum/ and packs the executables
 # with their non-system shared libraries into .gpu/ (both ignored by git), to
 # be copied with the working tree to a GPU machine that has no build tools,

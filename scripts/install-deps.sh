@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Installs the Debian packages sim needs, only those missing. Idempotent.
 #   scripts/install-deps.sh --run       only what building and running `sim` needs
 #   scripts/install-deps.sh             also the tests' (doctest, MPI, Python, clang for fuzzing, dpkg-dev)

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Lists the functions longer than LIMIT lines (default 80) and the files
 longer than 600 lines in sim/, cuda/ and io/: the units docs/ARCHITECTURE.md
 asks to keep short. A file may be longer when a comment in its first 20 lines

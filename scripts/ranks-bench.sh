@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The ranks suite of `sim bench` (mpirun -np N sim bench CONFIG: the case on
 # 1, 2, 4, ... N ranks, each rank's communication and work time, the
 # scaling efficiency) on four large cases, and the cost of writing

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Packs the CPU build with MPI (build-cpu/: cmake -S . -B build-cpu -G Ninja
 # -DCMAKE_BUILD_TYPE=Release -DSIM_CUDA=OFF) into .cpu/ (ignored by git), to be
 # copied with the working tree to a machine that has Open MPI 4.1 but not

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Builds the CPU code with AddressSanitizer + UndefinedBehaviorSanitizer into
 # build-sanitize/ (-DSIM_CUDA=OFF -DSIM_SANITIZE=ON) and runs the CPU test
 # suite under it; the sim executable the CLI tests start is the sanitized

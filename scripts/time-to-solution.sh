@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Time to solution: the stepping wall time a run needs to reach a simulated
 # time, for this build (NEW, runs to the end time with --end-time) against a
 # build of an earlier commit (OLD, the explicit viscous step: timed over a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Momentum advection: fluid.advection = "central" (the default) and "quick".
 #include <doctest/doctest.h>
 

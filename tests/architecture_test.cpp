@@ -1,10 +1,13 @@
+// SPDX-License-Identifier: MIT
 // The include rule of docs/ARCHITECTURE.md: each layer's folder includes only
 // the folders below it. Read from the sources themselves, so a new include
 // that breaks the layering fails here.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <regex>
 #include <set>
@@ -129,4 +132,31 @@ TEST_CASE("architecture: the include rule is written in docs/ARCHITECTURE.md as 
       allowed.insert((*it)[1].str());
   }
   CHECK(doc == include_rule());
+}
+
+// The licence (LICENSE, MIT) named in every source file, where tools that
+// read SPDX identifiers look: the first line, or the second after a #!.
+TEST_CASE("architecture: every source file carries the SPDX licence identifier") {
+  const fs::path root = SIM_SOURCE_DIR;
+  int files = 0;
+  for (const char* top : {"sim", "cuda", "io", "tests", "examples", "scripts", "cmake"})
+    for (const auto& e : fs::recursive_directory_iterator(root / top)) {
+      if (!e.is_regular_file()) continue;
+      const std::string ext = e.path().extension().string();
+      static const char* kinds[] = {".cpp", ".hpp", ".cu", ".cuh", ".h", ".py", ".sh", ".cmake"};
+      if (std::find(std::begin(kinds), std::end(kinds), ext) == std::end(kinds)) continue;
+      std::ifstream in(e.path());
+      std::string first, second;
+      std::getline(in, first);
+      std::getline(in, second);
+      const std::string& line = first.rfind("#!", 0) == 0 ? second : first;
+      INFO(fs::relative(e.path(), root).generic_string());
+      CHECK(line.find("SPDX-License-Identifier: MIT") != std::string::npos);
+      ++files;
+    }
+  CHECK(files > 200);
+  std::ifstream license(root / "LICENSE");
+  std::string head;
+  std::getline(license, head);
+  CHECK(head == "MIT License");
 }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `sim bench`: the byte model against hand-computed values, the command
 // line, and the outputs (table, CSV, JSON) of tiny CPU runs. No timing is
 // asserted: only that every number is there and positive.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Numbers on the command line: every integer option, of `sim` and of
 // `sim bench`, takes the same forms (decimal digits, an optional sign) and
 // refuses the others (hexadecimal, octal, spaces, empty) with one line in the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The command line: options parsed in process as main() parses them, and the
 // sim binary end to end (exit statuses and the one-line messages a user sees).
 #include <doctest/doctest.h>

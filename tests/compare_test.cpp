@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The comparison the reproducibility tests rest on: check_identical must
 // see a change of one bit anywhere in a SimState, and name where it is.
 #include "support/compare.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Config loading, validation messages, overrides, writer round trip, docs.
 #include <doctest/doctest.h>
 

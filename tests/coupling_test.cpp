@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Two-way particle-fluid coupling against the exact two-body solution of a
 // uniform suspension: the slip v - u of particles of loading phi (particle
 // mass / fluid mass) relaxes as exp(-(1 + phi) t / tau_p) towards

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Same inputs, same bits: across particle layouts, repeated runs and
 // thread counts (the CPU backend is the reference every GPU variant is
 // compared with, so it must itself be exactly reproducible).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // run.end_time: the dt rule's cap (host and device share choose_dt), the
 // last step landing exactly on the end, run.steps as a cap only when given,
 // the key's validation, --end-time, and a restart continuing to the end.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Lid-driven cavity against the steady centreline velocities of Ghia, Ghia
 // & Shin (tests/support/ghia.hpp): Re = 100 and Re = 1000.
 #include <doctest/doctest.h>

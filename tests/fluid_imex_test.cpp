@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The IMEX step (sim/model/time_scheme.hpp) and its implicit viscous solve
 // (sim/model/viscous.hpp) against independent truth: manufactured solutions
 // of the Helmholtz problem for every boundary kind, temporal order on the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Pressure projection: divergence after projection, residual history, and
 // agreement of the two iterative solvers on the same Poisson problem.
 #include <doctest/doctest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Taylor-Green vortex against its exact solution
 //   u =  U sin x cos y e^{-2 nu t},  v = -U cos x sin y e^{-2 nu t}
 // on a periodic [0, 2 pi]^2 box.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The time integration and the walls of obstacles, against independent
 // truth: a reference run at a 64 times smaller step (temporal order at fixed
 // h), the exact steady Taylor-Green vortex (energy), the analytic Couette

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // fluid.advection = "quick" on the GPU against the CPU reference: every
 // stencil variant (naive, ldg, vector, shared; the shared tile with its
 // two-cell halo in several block shapes) and both constants variants, on

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The CUDA backend against the CPU reference: every strategy combination
 // on the shipped box (two-way coupled, closed) and channel (obstacle,
 // inflow, outflow, injection) cases; reproducibility; device errors.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The lid-driven cavity at Re = 1000 on the CUDA backend at 128^2 and
 // 256^2, the sizes where the former time splitting showed: against Ghia et
 // al. on both centrelines, and its centreline extrema converging on the

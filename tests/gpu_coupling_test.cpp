@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The coupled particle step of the CUDA backend against the CPU reference
 // at a particle loading phi >= 2, where the implicit coupling does most of
 // the work: every particle layout, sampling path, deposit and sort setting,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // run.end_time on the device clock (gpu.graphs): the host queues steps
 // ahead while the end is out of their reach and steps synchronously to it
 // from there (Simulation::end_in_reach). The run must land on the end

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The transform pressure solve on the GPU (cuda/cuda_fft.hpp) against the
 // CPU's (sim/cpu/cpu_fft.hpp, FFTW): manufactured problems for every
 // boundary pairing and awkward sizes, and the shipped periodic and walled

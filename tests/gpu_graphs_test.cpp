@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Stepping without host round trips (gpu.graphs): each step's launches
 // recorded once and replayed, dt chosen and the injection drawn on the
 // device, the multigrid loop a while node of the graph, the step's norms

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // MGPCG on the CUDA backend: the cavity (walls and a moving lid), the
 // channel (obstacle, inflow, outflow) and a periodic box stepped with
 // pressure.solver = multigrid on both backends, every field and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Restart on the GPU: with the deterministic deposit, a run continued from a
 // snapshot ends bit for bit where the uninterrupted run ends, whether or not
 // particles are sorted by cell in device memory.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Interpolation error of sampling=texture against the software bilinear
 // path: the texture unit rounds the weights to 9-bit fixed point (8
 // fractional bits), so a weight is off by at most 2^-9 and the sample by at

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Asynchronous snapshots on the GPU: Backend::begin_download returns before
 // the copy lands, the stepping goes on, and what the writer thread takes
 // later is still the state at the call, bit for bit the synchronous

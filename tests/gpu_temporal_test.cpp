@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // stencil=temporal: PressureOps::jacobi_sweeps(n) against n single sweeps
 // of the vector and ldg variants (each followed by the pressure halo fill),
 // bit for bit, on grids that are no multiple of the kernel's windows, with

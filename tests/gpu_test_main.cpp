@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Runner of the GPU suites. Without a usable CUDA device every test is
 // skipped: one line says so, and exit code 77 makes CTest report "Skipped".
 #define DOCTEST_CONFIG_IMPLEMENT

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The implicit viscous stage (fluid.viscous = implicit, sim/model/viscous.hpp)
 // on the GPU against the CPU reference: the Helmholtz passes of the CUDA
 // backend (helmholtz_start, chebyshev_iteration, helmholtz_finish) on a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The non-finite watchdog on the CUDA backend: the NaN put into a face or a
 // particle is named as on the CPU (tests/watchdog_test.cpp).
 #include <doctest/doctest.h>

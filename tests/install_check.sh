@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # `cmake --install BUILD --prefix P` gives a sim that runs from P alone:
 # P/bin/sim --version, and P/bin/sim P/share/sim/config/box.toml (two steps,
 # on the CPU, from a scratch directory); the configs, examples and

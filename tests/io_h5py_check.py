@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Check of a snapshot's layout with h5py, apart from sim's HDF5 code (docs/OUTPUT.md).
 
 usage: python3 io_h5py_check.py SNAPSHOT NX NY N_PARTICLES FIELDS_JSON

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A run killed with SIGKILL at an arbitrary moment leaves only complete
 // snapshot files under their final names and an index listing only them.
 #include <doctest/doctest.h>

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """ParaView opens OUTPUT/sim.xdmf as the documentation says it does.
 
 usage: io_paraview_check.py DIR

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Data for tests/io_paraview_check.py, and the check itself when ParaView is
 // installed: sim.xdmf opens with the grid in the x-y plane, the documented
 // arrays, the right times, ranges and particle counts.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Restart: a run continued from a snapshot ends bit for bit where the
 // uninterrupted run ends, on the CPU backend; bad restarts fail with a reason.
 #include <doctest/doctest.h>

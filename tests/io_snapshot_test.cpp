@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Snapshot files: exact round trip through the HDF5 C API, the derived
 // fields, independence from the particle layout, compression, the output
 // directory check and the writer thread.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Particle physics against analytic results and conservation laws.
 #include <doctest/doctest.h>
 

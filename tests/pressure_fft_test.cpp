@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The transform pressure solve on the CPU (sim/cpu/cpu_fft.hpp): exact
 // discrete answers of manufactured problems for every boundary pairing,
 // refusal where it does not apply, thread-count independence, second-order

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Pressure solvers on the CPU backend against manufactured solutions.
 //
 // The solvers read their right-hand side from the velocity (rhs = div u / dt),

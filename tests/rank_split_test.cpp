@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The rank split of one process (OneRank, sim/ranks/rank_split.hpp): the
 // rows are the whole grid and every operation the identity, folding rows in
 // the order the local loops did; and the backends hold one when given none.

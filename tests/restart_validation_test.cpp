@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Restart validation: a snapshot with a non-finite value, a particle outside
 // the domain or in an obstacle, a diameter <= 0 or a bad step, time or dt is
 // refused with one line naming the file, the dataset and the first bad index.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Ctrl-C (SIGINT) ends a run cleanly: the step in flight finishes, the final
 // snapshot is written, the exit status is 130, and the run restarts from it.
 #include <doctest/doctest.h>

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Every shipped config runs as a user runs it: `sim --steps N CONFIG`, with
 # nothing else changed but the output directory (a scratch one) and the
 # backend asked for; exit status 0 and the summary's steps line, or this

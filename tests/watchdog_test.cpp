@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The non-finite watchdog: a run that blows up stops with one line naming
 // the step, the time and the field, and never writes a snapshot holding a
 // NaN; a NaN put into a face or a particle is reported where it was put.

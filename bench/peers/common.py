@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """What the peers of config/bench_large.toml share: the case's constants for
 an N x N grid, the initial state (numpy, float32), the byte model of sim's
 step for the same case, and writing the JSON report.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The bench_large step written once over a small array interface `B`
 (numpy in reference_numpy.py, PyTorch in step_torch.py, jax.numpy in
 step_jax.py), following sim/model/simulation.cpp, sim/model/fluid_physics.hpp,

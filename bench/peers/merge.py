@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Merge the reports of one scripts/bench-peers.sh call into peers.json and
 a readable peers.txt: sim's rows (its `sim bench` JSON) and the PyTorch and
 JAX peers, each with ms/step, steps/s, GB/s by one byte model (common.py's

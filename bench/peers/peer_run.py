@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The driver the PyTorch and JAX peers share: the self-check at a small
 size against the numpy reference, then the timing of each variant, each
 inside its own try so that one failure leaves the other results.

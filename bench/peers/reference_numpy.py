@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """The bench_large step in numpy on the CPU: the reference the PyTorch and
 JAX peers are checked against (bench/peers/core.py holds the physics; this
 file the numpy array interface). Slow; meant for small grids.

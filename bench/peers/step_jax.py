@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """The config/bench_large.toml step in JAX (jax.jit of the whole step),
 timed beside sim (scripts/bench-peers.sh).
 

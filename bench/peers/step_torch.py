@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """The config/bench_large.toml step in PyTorch, eager and torch.compile,
 timed beside sim (scripts/bench-peers.sh).
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Linked instead of the CUDA backend when the build has no CUDA: every entry
 // point says so, and no device is ever available.
 #include <stdexcept>

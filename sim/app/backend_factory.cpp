@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "sim/app/backend_factory.hpp"
 
 #include <omp.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The backend a config asks for.
 #pragma once
 #include <memory>

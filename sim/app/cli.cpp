@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "sim/app/cli.hpp"
 #include "sim/app/version.hpp"
 

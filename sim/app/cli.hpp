@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Command line of the `sim` executable: `sim [OPTIONS] CONFIG` runs a case,
 // `sim bench [OPTIONS] CONFIG` benchmarks strategies (sim/app/bench/bench.hpp). Every
 // typed config option becomes a `--set KEY=VALUE` override, so the command

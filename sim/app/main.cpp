@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // sim [OPTIONS] CONFIG: run a case; sim bench [OPTIONS] CONFIG: benchmark it.
 // See README.md, docs/CONFIG.md and docs/PERFORMANCE.md.
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "sim/app/memory_check.hpp"
 
 #include "sim/model/coupling_physics.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Whether a run fits the machine, decided from the config before anything is
 // allocated or created: the host memory it needs against what is available,
 // the device memory against what is free (CUDA backend), and the particle

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "sim/app/report.hpp"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The end-of-run summary table and the progress line.
 #pragma once
 #include <array>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "sim/app/run.hpp"
 
 #include <unistd.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The `sim CONFIG` job: build the state, step, report.
 #pragma once
 #include <algorithm>

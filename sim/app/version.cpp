@@ -1,6 +1,7 @@
+// SPDX-License-Identifier: MIT
 #include "sim/app/version.hpp"
 
-#include "sim_commit.hpp"  // generated at build time (cmake/commit.cmake)
+#include <sim_commit.hpp>  // generated at build time (cmake/commit.cmake), in the build tree
 
 namespace sim {
 

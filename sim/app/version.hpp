@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What `sim --version` prints: the version (project(VERSION) of
 // CMakeLists.txt, its one place) and the commit the build came from
 // (`git describe --always --dirty`, "unknown" outside a checkout).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The reference backend: plain loops over the shared physics, OpenMP over
 // rows and particles. Every reduction is summed per row and then over rows
 // in order, and every face receives its particle deposits in particle order,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The CPU reference backend (OpenMP): every GPU variant is checked against it.
 #pragma once
 #include <memory>

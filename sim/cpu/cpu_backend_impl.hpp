@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The reference backend's class (sim/cpu/cpu_backend.hpp), its members
 // defined by concern: the fluid and the pressure sweeps in cpu_backend.cpp,
 // the particles and their coupling in cpu_coupling.cpp, the diagnostics and

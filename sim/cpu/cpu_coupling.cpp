@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The reference backend's particle step and its two-way coupling with the
 // fluid (sim/model/particle_physics.hpp): OpenMP over particles, every face
 // receiving its deposits in particle order; over ranks the deposits near a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The reference backend's diagnostics and boundary sums: each rank's rows
 // and particles, added over ranks in rank order through the rank split.
 #include "sim/cpu/cpu_backend_impl.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "sim/cpu/cpu_helmholtz_fft.hpp"
 
 #include <fftw3.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The transform solve of the implicit viscous step's Helmholtz problems on
 // the CPU (sim/model/helmholtz_fft.hpp): per component a real 2-D
 // transform with FFTW in float64, the kinds per axis (R2HC / HC2R where

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Grid arrays of the CPU backend placed by first touch: a page lands on the
 // memory node of the thread that first writes it, so the arrays are sized
 // without writing (HostArray leaves new elements uninitialised) and then

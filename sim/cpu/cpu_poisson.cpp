@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "sim/cpu/cpu_poisson.hpp"
 
 #include <omp.h>

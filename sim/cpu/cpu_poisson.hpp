@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The multigrid-preconditioned conjugate gradient primitives of PressureOps
 // (sim/model/backend.hpp) on the CPU: the level arrays of sim/model/poisson.hpp in
 // float32, the Krylov vectors in float64 on the Grid layout. CpuBackend owns

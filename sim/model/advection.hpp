@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Host-side pieces of fluid.advection: the obstacle clearance field the
 // quick scheme reads, and the warning about central advection at a high
 // cell Reynolds number. The scheme itself is in sim/model/fluid_physics.hpp.

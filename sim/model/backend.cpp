@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "sim/model/backend.hpp"
 
 #include <stdexcept>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What a backend provides to the step loop. The step itself (order of
 // phases, dt, convergence) lives once in Simulation and PressureSolver;
 // a backend owns the state in its memory and runs each phase its own way.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "sim/model/boundary_flux.hpp"
 
 #include <algorithm>

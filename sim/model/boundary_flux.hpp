@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The momentum the fluid exchanges with each domain side and each obstacle:
 // the force on an obstacle (drag and lift) and what an inflow, an outflow or
 // a wall gives or takes, exactly as the step moves it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Overflow-checked 64-bit arithmetic for sizes and counts, computed before
 // anything is allocated. Plain comparisons against the type's limits (no
 // compiler builtins), so every compiler of the project, nvcc's front end

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The validated description of a run: plain values in SI units.
 // Keys, units, defaults and ranges are defined once, in io/config_schema.cpp;
 // docs/CONFIG.md documents the same table.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "sim/model/constants.hpp"
 
 #include "sim/model/pressure.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // All physical and numerical constants a step needs, as one POD block.
 // The CUDA backend keeps it in __constant__ memory (or global memory, for
 // comparison) and kernels read it warp-uniformly; the CPU passes it by reference.

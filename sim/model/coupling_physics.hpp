@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The two-way coupling as functions of values, shared by both backends: the
 // faces a deposit reaches and their weights, the coupled step's passes
 // (loading, drag coefficients, deposits, the faces' update) and the

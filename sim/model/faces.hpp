@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Which MAC faces the step updates, which carry no flow, and what an owned
 // face adds to the diagnostics: the rules every backend loop and kernel
 // applies per face.

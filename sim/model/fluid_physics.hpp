@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Per-face and per-cell fluid physics on the MAC grid, as functions of values.
 // No function here touches memory: the CPU loops and every CUDA memory
 // strategy fetch the neighbours their own way and call these.

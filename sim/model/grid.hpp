@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // MAC grid geometry with a one-cell halo.
 //
 // Every field (p, u, v, masks, forces) is stored in one array shape so that a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Boundary conditions as halo fills, shared by the CPU loops and the CUDA
 // kernels. Each function fills the halo of one row (x sides) or one column
 // (y sides); x sides first, then y sides, so corners take y-side values.

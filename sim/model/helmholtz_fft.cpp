@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "sim/model/helmholtz_fft.hpp"
 
 #include <cmath>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The transform solve of the implicit viscous step's Helmholtz problems
 // (I - g lap) x = r, one per velocity component, shared by the CPU (FFTW)
 // and CUDA (cuFFT) solvers.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A particle injected while running, as a pure function of (seed, id), so
 // both backends create the same particle without sharing generator state.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Obstacles as plain numbers, and the one test of whether a point lies
 // inside one: shared by the host (the open mask, particle placement, a
 // restart's particle check, the owners of the boundary links) and by the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Per-particle physics as functions of values: fluid-velocity sampling
 // weights, Stokes drag with gravity and buoyancy coupled both ways to the
 // fluid, walls, obstacles.

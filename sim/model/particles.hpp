@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Particle storage layouts and the views kernels and CPU loops use.
 // AoS and SoA expose the same accessors, so a templated loop runs on either;
 // the run-time --layout switch picks the instantiation once.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "sim/model/poisson.hpp"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The pressure Poisson operator in face-coefficient form, and its multigrid
 // hierarchy, shared by every backend.
 //

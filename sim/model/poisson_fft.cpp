@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "sim/model/poisson_fft.hpp"
 
 #include <cmath>

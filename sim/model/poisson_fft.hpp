@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What the direct transform solve of the pressure Poisson equation needs to
 // know about the operator, shared by the CPU (FFTW) and CUDA (cuFFT) solvers.
 //

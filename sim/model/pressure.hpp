@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Pressure Poisson solvers, written once over PressureOps so that every
 // solver runs on every backend: Jacobi and red-black SOR (float32, warm
 // started), multigrid-preconditioned conjugate gradients and the transform

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Counter-based random numbers: the value for (seed, particle id, stream)
 // is a pure function, so seeding is deterministic on any backend, in any
 // order, and a restart needs no generator state beyond the next id.

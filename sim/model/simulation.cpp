@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "sim/model/simulation.hpp"
 #include "sim/model/viscous.hpp"
 

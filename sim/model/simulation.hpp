@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A run: owns the config, the backend holding the state, the pressure
 // solver and the clock; advances one step at a time and can stop cleanly
 // between steps (request_stop is safe to call from a signal handler).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Time-step limits of the scheme (sim/model/time_scheme.hpp): SSP-RK3 for
 // advection (imaginary axis to sqrt(3), the CFL number below 1 keeps
 // within it); explicit diffusion has forward Euler's real-axis limit

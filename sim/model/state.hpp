@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The complete state of a run on the host: what snapshots hold, what a
 // restart loads, and what every backend uploads from and downloads to.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Every run-time switch is a small enum that parses from and prints to the
 // same strings the CLI, the config, the report and the benchmark use.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The time step of the fluid: an IMEX Runge-Kutta scheme with a projection
 // per stage. Its explicit part (advection, body force) is the three-stage
 // SSP-RK3 of Shu and Osher, stable on the imaginary axis up to |z| = sqrt(3)

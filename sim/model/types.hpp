@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Basic scalar type and the host/device qualifier shared by CPU and CUDA code.
 #pragma once
 #include <cstdint>

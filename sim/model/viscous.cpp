@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "sim/model/viscous.hpp"
 
 #include <cmath>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The implicit viscous solve of a stage (sim/model/time_scheme.hpp):
 // (I - gamma dt nu lap) x = b for both velocity components, by the
 // transform solve where the domain allows it (one defect correction,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // One outcome for every rank of a run: an error one rank meets becomes
 // every rank's, so that all of them stop at the same point instead of
 // some waiting forever in the next collective.

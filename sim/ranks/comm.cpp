@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Comm over MPI (SIM_HAVE_MPI) or over one process. Each operation has the
 // one-rank result first; an MPI communicator (a non-null handle) replaces
 // it with the collective's. Communicators use MPI_ERRORS_RETURN, so a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The communicator a decomposed run talks through: rank, size, reductions,
 // broadcast, gather and neighbour exchanges over MPI, or over one process
 // when sim is built without MPI (or when a caller asks for Comm::serial()),

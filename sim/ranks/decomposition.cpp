@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "sim/ranks/decomposition.hpp"
 
 #include <cmath>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // How a global nx x ny grid is split among N ranks: a px x py process grid
 // of boxes, rank = cx + cy * px (x fastest, as the grid index). Along each
 // axis the cells are cut as evenly as integers allow, so two boxes of a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // One axis at a time, written once for both: a "line" is a column (x) or a
 // row (y) of storage, a "position" the index across it. Messages are packed
 // into contiguous buffers (a column is strided in memory) and unpacked once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The halo of a rank's local field (Grid layout, one halo cell) from its
 // neighbours' owned values: the exchange that replaces the halo fill of an
 // internal side (sim/model/halo.hpp) in a decomposed run.

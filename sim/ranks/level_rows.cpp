@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "sim/ranks/level_rows.hpp"
 
 #include <cerrno>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The rows of each multigrid level a rank of a slab-split run updates, and
 // the rows it copies in from other ranks, planned once for both backends
 // (sim/cpu/cpu_poisson.cpp, cuda/cuda_poisson.cpp).

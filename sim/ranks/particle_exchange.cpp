@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Migration sends counts before the records: only the sender knows how
 // many particles leave. The fold sends no sizes: which halo point stands
 // for which owned point is a function of the decomposition, which sender

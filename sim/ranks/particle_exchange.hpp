@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Particles over a decomposed grid: each rank holds the particles whose
 // positions its box owns (Decomposition::owner_of_point), and what they
 // deposit near a side of the box reaches faces a neighbour owns.

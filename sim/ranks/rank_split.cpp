@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "sim/ranks/rank_split.hpp"
 
 #include <algorithm>

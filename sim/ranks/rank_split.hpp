@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The rank split as a backend sees it: the rows of the grid this process
 // computes, and the collective steps that keep its rows and particles those
 // of one process holding the whole grid. Every backend holds one, never

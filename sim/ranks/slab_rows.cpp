@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Slab rows over Comm: reductions gathered and folded on rank 0 and
 // broadcast (so their order is the rows' order), whole-row messages for
 // gathers and the deposit fold.

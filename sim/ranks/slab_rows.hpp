@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A rank of a run split into slabs of rows (Decomposition::slabs), the
 // RankSplit (sim/ranks/rank_split.hpp) both backends hold over several
 // ranks; its plans are also what the GPU's device rows move

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "sim/ranks/split_particles.hpp"
 
 namespace sim {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Particles of a run split into slabs (sim/ranks/slab_rows.hpp), for
 // both backends: every rank holds every slot (slot r for the ids r modulo
 // the capacity, as one rank does), and a slot is alive on the rank whose

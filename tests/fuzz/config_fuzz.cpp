@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // libFuzzer target for the config front end: a TOML document and `--set
 // KEY=VALUE` overrides through load_config_string, the path every config
 // file and command line takes. Input: the TOML text, then each override

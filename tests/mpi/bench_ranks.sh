@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # mpirun -np 3 sim bench: the ranks suite measures the case on 1, 2 and 3
 # ranks and writes a row per count. Each count takes the one-rank path
 # through the solver (a split run gives one rank's bits), so the pressure

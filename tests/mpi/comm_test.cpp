@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The communicator on the run's ranks (Comm::world) and on one process
 // without MPI (Comm::serial): each check runs on both.
 #include <doctest/doctest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The decomposition as pure functions: ownership, neighbours, sizes, the
 // choice of process grid, the refusals and the owner of a point.
 #include <doctest/doctest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // How a run ends on an error, checked from outside by
 // tests/mpi/expect_failure.cmake: every rank must stop, with a non-zero
 // status and the line printed once.

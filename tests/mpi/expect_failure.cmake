@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Runs PROGRAM MODE (under MPIEXEC -np NP when MPIEXEC is set) and fails
 # unless it ends with a non-zero status and prints a line matching EXPECT once.
 #   cmake [-DMPIEXEC=mpirun -DNP=2] -DPROGRAM=sim_mpi_errors -DMODE=abort

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # GPU ranks that fail end every rank with one line and a non-zero status,
 # the snapshots written before kept: the box blown up by 100 g (the
 # watchdog's line, the same words as one GPU's; the step and the face may

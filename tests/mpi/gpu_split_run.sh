@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # GPU ranks against one GPU: tests/mpi/split_run.sh with --backend cuda
 #   gpu_split_run.sh SIM CONFIG STEPS DELTA PRESSURE_DELTA [sim options...]
 # Skipped (exit 77) without a GPU. Ranks that share the GPU exchange rows

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The halo exchange against the global picture: each rank fills the points
 // it owns from a formula of the global indices, exchanges, and every halo
 // point must then hold the formula at its global indices (wrapped across a

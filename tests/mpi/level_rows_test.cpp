@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // split_levels (sim/ranks/level_rows.hpp), the multigrid rows of a run
 // split into slabs that both backends use, against what each operation of
 // the V-cycle reads: every level's rows shared out without gap or overlap;

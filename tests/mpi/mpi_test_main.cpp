@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // doctest on every rank of the run, inside one MPI session; the run passes
 // only when every rank passed. Rank 0 reports in full, the others only
 // their failures.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Particles across ranks against the global picture. Every rank builds the
 // same global particle set from a fixed seed and keeps its share; after a
 // migration each rank must hold exactly the particles its box owns, in the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // SlabRows, the CPU backend's view of a run split into slabs of rows,
 // against what one rank holding every row computes: row reductions folded
 // in row order (the same bits), gathers of storage rows, the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # A run over 3 ranks that fails ends every rank with one line, the line one
 # rank prints, and a non-zero status; the snapshots written before stay.
 #   split_failure.sh SIM CONFIG_DIR

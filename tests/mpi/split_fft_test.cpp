@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The transform solve split over slabs of rows (CpuFftPoisson::split)
 // against the same solve on one rank: each rank's rows of x and phi and the
 // halo rows next to them (the bottom and top ranks' ghost rows included),

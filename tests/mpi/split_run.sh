@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # mpirun -np N sim against one rank, through the real binary and its files:
 #   split_run.sh SIM CONFIG STEPS DELTA [sim options...]
 # runs CONFIG for STEPS steps on 1, 2 and 3 ranks (3 on 2 cores:

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Signals to mpirun over 2 ranks. SIGUSR1 and SIGUSR2 are forwarded to every
 # rank: they stop after the same step, write the snapshot, print one line
 # and mpirun exits with the ranks' status, 128 + the signal's number.

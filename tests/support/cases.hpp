@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Cases for the tests: configs built in code or read from config/ with
 // overrides, and runs of them, stepped in process or as the `sim` job.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The command line: parsed in process as main() parses it, and the sim
 // executable run as a child process.
 #pragma once

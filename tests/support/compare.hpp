@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Bit-for-bit comparison of whole run states and of snapshot files, for the
 // reproducibility and restart tests of both backends.
 #pragma once

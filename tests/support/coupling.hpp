@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Uniform suspensions for the two-way coupling tests (CPU and GPU): a
 // periodic box of fluid holding a regular lattice of identical particles,
 // where both phases must follow the exact two-body solution.

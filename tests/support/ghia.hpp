@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The steady lid-driven cavity of Ghia, Ghia & Shin (J. Comput. Phys. 48,
 // 1982): u along the vertical centreline (Table I) and v along the
 // horizontal centreline (Table II), and the worst difference of a state from

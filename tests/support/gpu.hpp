@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // For the GPU suites only: the shipped cases, shrunk on request, and the
 // differences to the CPU reference the suites bound.
 #pragma once

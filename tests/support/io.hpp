@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Files for the tests: paths in the source tree, scratch directories that
 // are removed at exit, reading text back, and external tools (a shell, a
 // Python that can import a module).

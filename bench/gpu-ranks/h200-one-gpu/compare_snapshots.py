@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The largest absolute differences between two snapshots, grid datasets and
 # particles matched by id:  python3 compare_snapshots.py A.h5 B.h5 LABEL
 import h5py, numpy as np, sys

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `sim bench`: measure the ceiling, run a suite, print and write the results.
 #include "sim/app/bench/bench.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `sim bench CONFIG`: times the run-time strategies against each other on
 // one initial state and reports ms/step per phase, effective bandwidth from
 // the byte model of sim/app/bench/traffic.hpp, and the fraction of a copy bandwidth

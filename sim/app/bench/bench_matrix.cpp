@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The strategy matrix: every variant steps the same initial state on a
 // fresh backend, W untimed steps then N timed ones; the phases come from
 // the backend's PhaseTimer (CUDA events or a steady clock), the total from

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Micro-benchmarks of single primitives, on cases built for them: the
 // pressure sweeps on an n x n periodic grid without obstacles (12 B/cell for
 // Jacobi), one momentum stage per advection scheme on the same grid, and

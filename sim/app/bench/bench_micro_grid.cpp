@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Micro-benchmarks of the grid primitives and the pressure solvers: the
 // sweeps, the temporally blocked Jacobi passes, one momentum stage per
 // advection scheme, the transform solve and MGPCG (run_micro, bench_micro.cpp).

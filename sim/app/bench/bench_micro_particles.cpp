@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Micro-benchmark of the particle step: N particles on a small periodic
 // grid (one-way, no injection), in random order, sorted by cell, and sorted
 // before every step (run_micro, bench_micro.cpp).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `mpirun -np N sim bench CONFIG`: the config's case on 1, 2, 4, ... and N
 // of the ranks (the others wait at a barrier), each count from the same
 // initial state with the same OpenMP threads per rank and the same pressure

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The benchmark's three outputs from one BenchReport: the terminal table,
 // CSV (one row per variant, the documented header) and JSON.
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The micro-benchmarks' shared pieces (sim/app/bench/bench_micro*.cpp):
 // the cases built for them, the timing of one primitive into a row, and
 // the row functions run_micro calls, by concern: the grid primitives and

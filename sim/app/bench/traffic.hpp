@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The byte and flop model of every kernel: the fewest bytes each must move
 // through device memory (each array element it needs read once, each
 // output written once, at the 32-byte sector granularity of the memory
