@@ -436,7 +436,10 @@ int run(const Config& cfg, const RunOptions& opts, std::ostream& out, std::ostre
   // report; the fixed-sweep solvers only warn (they are kept for comparison).
   const std::string wrong = divergence_failure(cfg, s.diag, s.h);
   const bool sweeps = s.pressure_solver == "jacobi" || s.pressure_solver == "sor";
-  if (!wrong.empty() && sweeps && talk) err << "sim: warning: " << wrong << "\n";
+  if (!wrong.empty() && sweeps && talk)
+    err << "sim: warning: " << wrong
+        << (cfg.fixed_iterations > 0 ? " (pressure.fixed_iterations: a fixed budget of sweeps, not a solve)" : "")
+        << "\n";
   if (speed == 0 && talk) {
     const std::string late = central_advection_warning(cfg, s.diag.max_speed, "the largest face speed reached");
     if (!late.empty()) err << late << "\n";
