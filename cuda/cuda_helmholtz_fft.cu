@@ -15,12 +15,6 @@
 namespace sim::cuda {
 namespace {
 
-void check_cufft(cufftResult r, const char* what, const char* file, int line) {
-  if (r != CUFFT_SUCCESS)
-    throw std::runtime_error(std::string("cufft: ") + file + ":" + std::to_string(line) + ": " + what +
-                             ": error " + std::to_string(static_cast<int>(r)));
-}
-#define SIM_CUFFT_CHECK(call) check_cufft((call), #call, __FILE__, __LINE__)
 
 // One axis of a component on the device: its kind (HelmholtzAxis), cells
 // n, transform length T (2n for DST-I, else n), unknowns and the first.
@@ -126,13 +120,6 @@ std::vector<double> eigen_table(const HelmholtzLine& l, const LineMap& m) {
     }
     t[static_cast<size_t>(k)] = v;
   }
-  return t;
-}
-std::vector<double2> twiddle_table(int n) {
-  const double pi = 3.14159265358979323846;
-  std::vector<double2> t(static_cast<size_t>(n));
-  for (int k = 0; k < n; ++k)
-    t[static_cast<size_t>(k)] = make_double2(std::cos(pi * k / (2.0 * n)), -std::sin(pi * k / (2.0 * n)));
   return t;
 }
 

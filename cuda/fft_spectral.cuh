@@ -7,8 +7,30 @@
 // explains the method).
 #pragma once
 #include <cuda_runtime.h>
+#include <cufft.h>
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+#include <vector>
 
 namespace sim::cuda {
+
+inline void check_cufft(cufftResult r, const char* what, const char* file, int line) {
+  if (r != CUFFT_SUCCESS)
+    throw std::runtime_error(std::string("cufft: ") + file + ":" + std::to_string(line) + ": " + what +
+                             ": error " + std::to_string(static_cast<int>(r)));
+}
+#define SIM_CUFFT_CHECK(call) ::sim::cuda::check_cufft((call), #call, __FILE__, __LINE__)
+
+// Makhoul's twiddles E_k = exp(-i pi k / (2n)), k in [0, n), for a cosine axis.
+inline std::vector<double2> twiddle_table(int n) {
+  const double pi = 3.14159265358979323846;
+  std::vector<double2> t(static_cast<size_t>(n));
+  for (int k = 0; k < n; ++k)
+    t[static_cast<size_t>(k)] = make_double2(std::cos(pi * k / (2.0 * n)), -std::sin(pi * k / (2.0 * n)));
+  return t;
+}
 
 __device__ __forceinline__ double2 cmul(double2 a, double2 b) {
   return make_double2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);

@@ -298,12 +298,19 @@ struct StepsDone {
   int sig = 0;
 };
 
+// How a run shows its progress: a line redrawn on a terminal every 0.2 s,
+// or in a batch run (output to a file or a pipe) a line of its own on
+// stderr every kBatchProgress, so a long job's log says how far it got.
+enum class Progress { none, terminal, batch };
+constexpr std::chrono::seconds kBatchProgress{30};
+
 // Steps to cfg.steps or to run.end_time (Config::step_limit: the first
-// reached), with a progress line on a terminal (`progress`), unless a signal
-// stops the run first: over several ranks, a signal one rank caught stops
-// all of them after the same step (every rank's clock is the same).
-StepsDone step_to_end(const Config& cfg, const Comm& comm, Simulation& sim, RunOutput& output, bool progress,
-                      std::ostream& out, Clock::time_point t0) {
+// reached), with its progress shown (`progress`, on `out` on a terminal,
+// else on `err`), unless a signal stops the run first: over several ranks,
+// a signal one rank caught stops all of them after the same step (every
+// rank's clock is the same).
+StepsDone step_to_end(const Config& cfg, const Comm& comm, Simulation& sim, RunOutput& output, Progress progress,
+                      std::ostream& out, std::ostream& err, Clock::time_point t0) {
   const bool split = comm.size() > 1;
   const int64_t first = sim.step_index();
   const int64_t last = cfg.step_limit();
@@ -319,9 +326,12 @@ StepsDone step_to_end(const Config& cfg, const Comm& comm, Simulation& sim, RunO
   while (sim.step_index() < last && !sim.at_end() && !(stopped = stop())) {
     sim.step();
     output.after_step(sim);
-    if (progress) {
+    if (progress != Progress::none) {
       const auto now = Clock::now();
-      if (now - last_print > std::chrono::milliseconds(200) || sim.step_index() == last) {
+      const bool due = progress == Progress::terminal
+                           ? now - last_print > std::chrono::milliseconds(200) || sim.step_index() == last
+                           : now - last_print > kBatchProgress;
+      if (due) {
         last_print = now;
         const double el = std::chrono::duration<double>(now - t0).count();
         const double done = static_cast<double>(sim.step_index() - first);
@@ -332,14 +342,16 @@ StepsDone step_to_end(const Config& cfg, const Comm& comm, Simulation& sim, RunO
                                                                  : ms * 1e-3 * (last - sim.step_index());
         if (cfg.end_time > 0 && t > start_time)
           eta = std::min(eta, el * (cfg.end_time - t) / (t - start_time));
-        out << "\r" << progress_line(sim.step_index(), last, t, ms, eta, cfg.end_time) << "   " << std::flush;
+        const std::string line = progress_line(sim.step_index(), last, t, ms, eta, cfg.end_time);
+        if (progress == Progress::terminal) out << "\r" << line << "   " << std::flush;
+        else err << "sim: progress: " << line << std::endl;
       }
     }
   }
   if (!split) stopped = sim.stop_requested();
   else if (!stopped) stopped = stop();
   const int sig = stopped ? static_cast<int>(stop_signal()) : 0;
-  if (progress) out << "\n";
+  if (progress == Progress::terminal) out << "\n";
   return {stopped, sig};
 }
 
@@ -419,12 +431,14 @@ int run(const Config& cfg, const RunOptions& opts, std::ostream& out, std::ostre
   RunOutput& output = *output_holder;
   state = SimState{};
 
-  const bool progress = talk && &out == &std::cout && isatty(STDOUT_FILENO);
+  const Progress progress = !talk                                          ? Progress::none
+                            : &out == &std::cout && isatty(STDOUT_FILENO) ? Progress::terminal
+                                                                          : Progress::batch;
   const int64_t first = sim.step_index();
   const double first_time = sim.time();
   const auto t0 = Clock::now();
   const StopOnSignal stop_on_signal(sim);  // until the run returns: the last snapshot's writes included
-  const StepsDone done = step_to_end(cfg, comm, sim, output, progress, out, t0);
+  const StepsDone done = step_to_end(cfg, comm, sim, output, progress, out, err, t0);
   output.finish(sim);
   const double wall = std::chrono::duration<double>(Clock::now() - t0).count();
   RunSummary s = summarize(cfg, comm, sim, output, slabs.get(), sim.step_index() - first, wall);
