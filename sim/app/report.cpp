@@ -94,8 +94,9 @@ void print_summary(std::ostream& os, const RunSummary& s) {
                                                   : "gathered onto rank 0, which writes them")
        << "\n";
   }
-  os << "\npressure: " << fmt("%.1f", s.pressure_iterations_mean) << " iterations/step (last step "
-     << s.last_pressure.iterations << "), final relative residual " << fmt("%.3g", s.last_pressure.residual);
+  os << "\npressure: " << fmt("%.1f", s.pressure_iterations_mean) << " iterations/step over its three solves ("
+     << fmt("%.1f", s.pressure_iterations_mean / 3) << " a solve; last step " << s.last_pressure.iterations
+     << "), final relative residual " << fmt("%.3g", s.last_pressure.residual);
   if (s.fixed_iterations > 0)
     os << " (a fixed budget of " << s.fixed_iterations << " iterations a solve, pressure.fixed_iterations)\n";
   else
