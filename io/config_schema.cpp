@@ -142,8 +142,11 @@ void fluid_keys(std::vector<Field<Config>>& k) {
       "rank, each velocity component's sides periodic or closed alike), chebyshev (iterative, any domain), or "
       "auto (transform where it applies, chebyshev elsewhere)."));
 
-  k.push_back(number<C>("gravity.x", SIM_MEMBER(gx), "m/s^2", any(), "Gravity, x component."));
-  k.push_back(number<C>("gravity.y", SIM_MEMBER(gy), "m/s^2", any(), "Gravity, y component."));
+  k.push_back(number<C>("gravity.x", SIM_MEMBER(gx), "m/s^2", any(),
+                        "Gravity, x component. It acts on the particles (with buoyancy), not on the fluid: the "
+                        "pressure has no hydrostatic part (use fluid.force_x for a force on the fluid)."));
+  k.push_back(number<C>("gravity.y", SIM_MEMBER(gy), "m/s^2", any(),
+                        "Gravity, y component; on the particles only, as gravity.x."));
 }
 
 // The time step.
