@@ -150,6 +150,33 @@ TEST_CASE("cli: --backend auto runs, and says in one line when it runs on the CP
   CHECK(r.out.find("3 steps") != std::string::npos);
 }
 
+// --summary-json: the summary's figures as JSON, read back by a second
+// reader (Python's json) where there is one; a file that cannot be
+// written fails the run in one line and leaves what was there.
+TEST_CASE("cli: --summary-json writes the summary as JSON, whole or not at all") {
+  const std::string dir = test::scratch_dir("cli_summary_json");
+  const std::string json = dir + "/summary.json";
+  const test::SimResult r =
+      test::run_sim("--backend cpu --steps 3 --output " + dir + "/run --summary-json " + json + small + box);
+  REQUIRE(r.status == 0);
+  const std::string text = test::read_text(json);
+  INFO(text);
+  for (const char* key : {"\"version\": \"sim ", "\"steps\": 3,", "\"pressure\": {\"iterations_per_step\": ",
+                          "\"phase_ms\": {\"momentum\": ", "\"answer_check\": \"passed\"", "\"particles\": {\"alive\": "})
+    CHECK(text.find(key) != std::string::npos);
+  if (test::shell("python3 -c 'import json' 2>/dev/null") == 0)
+    CHECK(test::shell("python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); assert d[\"steps\"] == 3' '" +
+                      json + "'") == 0);
+  // a directory in the file's place: the run fails with one line, the directory stays
+  const std::string blocked = dir + "/blocked.json";
+  std::filesystem::create_directories(blocked + "/inside");
+  const test::SimResult b = test::run_sim("--backend cpu --steps 3 --output " + dir + "/run2 --summary-json " +
+                                          blocked + small + box);
+  CHECK(b.status == 1);
+  CHECK(b.out.find("--summary-json " + blocked) != std::string::npos);
+  CHECK(std::filesystem::is_directory(blocked + "/inside"));
+}
+
 TEST_CASE("cli: an unwritable output directory stops the run before its first step") {
   const test::SimResult r = test::run_sim("--backend cpu --steps 3 --output /proc/sim_cannot_write" + small + box);
   CHECK(r.status == 1);

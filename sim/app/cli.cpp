@@ -416,6 +416,10 @@ int parse_cli(int argc, char** argv, CliOptions& options, std::ostream& out, std
   app.add_flag("--quiet", r.quiet, "Print only errors");
   auto* o_restart =
       app.add_option("--restart", restart, "Continue from a snapshot file")->type_name("FILE")->check(path_value());
+  std::string summary_json;
+  auto* o_json = app.add_option("--summary-json", summary_json,
+                                "Also write the end-of-run summary as JSON to FILE (replaced whole, or left as it was)")
+                     ->type_name("FILE")->check(path_value());
   app.add_flag("--overwrite", r.overwrite,
                "Replace an earlier run's snapshots and sim.xdmf in the output directory (kept aside until this run has results)");
   for (const StrategyOption& o : strategy_options()) flags.add(app, o);
@@ -429,6 +433,7 @@ int parse_cli(int argc, char** argv, CliOptions& options, std::ostream& out, std
   take(o_snap, snapshot_every, r.snapshot_every);
   take(o_seed, seed, r.seed);
   take(o_restart, restart, r.restart);
+  take(o_json, summary_json, r.summary_json);
   flags.take(app, r.strategies);
   options = std::move(r);
   return -1;

@@ -30,6 +30,7 @@ struct CliOptions {
   bool quiet = false;
   std::optional<std::string> restart;
   bool overwrite = false;  // --overwrite: replace another run's snapshots in the output directory
+  std::optional<std::string> summary_json;  // --summary-json FILE: the summary as JSON too
   // Strategy options given (sim/model/strategies.hpp): option name -> value as typed.
   std::map<std::string, std::string, std::less<>> strategies;
   BenchOptions bench;  // `sim bench` only: the matrix axes, steps, outputs

@@ -30,8 +30,8 @@ struct RunSummary {
   bool implicit_viscosity = true;        // the viscous term in force (Config::implicit_viscosity)
   bool implicit_asked = true;            // fluid.viscous = implicit
   double viscous_iterations_mean = 0;    // Chebyshev iterations (transform: solves) of the implicit solves per step
-  bool viscous_transform = false;
-  int fixed_iterations = 0;              // pressure.fixed_iterations (0: solves run to the tolerance)        // the implicit solves are transform solves (fluid.viscous_solver)
+  bool viscous_transform = false;        // the implicit solves are transform solves (fluid.viscous_solver)
+  int fixed_iterations = 0;              // pressure.fixed_iterations (0: solves run to the tolerance)
   int64_t viscous_unconverged = 0;       // implicit solves that missed the tolerance
   double viscous_worst_residual = 0;
   Diagnostics diag;
@@ -45,6 +45,7 @@ struct RunSummary {
   std::vector<double> rank_comm_ms;
   double comm_calls_max = 0;  // exchanges and reductions of the busiest rank, all steps
   bool collective_output = false;  // snapshots written by all ranks together (parallel HDF5)
+  std::string answer_check;        // why the answer fails its check (divergence_failure); empty: it passes
 };
 
 void print_summary(std::ostream& os, const RunSummary& s);
@@ -55,5 +56,8 @@ std::string progress_line(int64_t step, int64_t total, double sim_time, double m
 // "1000 steps, simulated time 1.36 s (0.168 s per wall second), wall 8.057 s, 124.1 steps/s": the line
 // scripts read (the figures' places: scripts/dt-convergence.sh, cpu-ranks.sh, bench-pressure.sh).
 std::string steps_line(const RunSummary& s);
+// The summary as a JSON object (`sim --summary-json FILE`): the same
+// figures as print_summary, one key each (sim/app/summary_json.cpp).
+std::string summary_json(const RunSummary& s);
 
 }  // namespace sim

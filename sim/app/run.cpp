@@ -7,6 +7,7 @@
 #include <chrono>
 #include <csignal>
 #include <filesystem>
+#include <fstream>
 #include <cstdio>
 #include <iostream>
 #include <limits>
@@ -32,6 +33,8 @@
 #include "sim/model/simulation.hpp"
 
 namespace sim {
+void write_summary_json(const std::string& path, const RunSummary& s);
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -459,6 +462,8 @@ int run(const Config& cfg, const RunOptions& opts, std::ostream& out, std::ostre
     if (!late.empty()) err << late << "\n";
   }
   if (talk) print_summary(out, s);
+  s.answer_check = wrong;
+  agree(comm, [&] { if (root && !opts.summary_json.empty()) write_summary_json(opts.summary_json, s); });
   if (!wrong.empty() && !sweeps) throw CollectiveError(wrong);
   if (done.stopped) {
     if (root)
@@ -471,6 +476,28 @@ int run(const Config& cfg, const RunOptions& opts, std::ostream& out, std::ostre
 }
 
 }  // namespace
+
+// The summary as JSON into `path`, whole or not at all: a temporary file
+// beside it, renamed over it once written and flushed.
+void write_summary_json(const std::string& path, const RunSummary& s) {
+  const std::string tmp = path + ".tmp" + std::to_string(::getpid());
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    f << summary_json(s);
+    f.flush();
+    if (!f) {
+      std::error_code ec;
+      std::filesystem::remove(tmp, ec);
+      throw std::runtime_error("--summary-json " + path + ": cannot write " + tmp);
+    }
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) {
+    std::filesystem::remove(tmp, ec);
+    throw std::runtime_error("--summary-json " + path + ": cannot replace it: " + ec.message());
+  }
+}
 
 void install_stop_signals() {
   for (int s : {SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2}) std::signal(s, request_stop_on_signal);

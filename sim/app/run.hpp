@@ -22,6 +22,9 @@ struct RunOptions {
   // What the config loader chose for the GPU strategies the config left
   // automatic (load_config's case_choices), reported on a CUDA backend.
   std::string case_choices;
+  // --summary-json: rank 0 writes the summary as JSON there (summary_json),
+  // through a temporary file renamed over it; empty = none.
+  std::string summary_json;
 };
 
 // SIGINT, SIGTERM, SIGHUP, SIGUSR1 and SIGUSR2 from now on stop a run after

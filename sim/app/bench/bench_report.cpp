@@ -7,6 +7,7 @@
 #include <ostream>
 
 #include "sim/app/bench/bench.hpp"
+#include "sim/app/json.hpp"
 
 namespace sim {
 namespace {
@@ -28,27 +29,6 @@ std::string csv_field(const std::string& s) {
   return q + "\"";
 }
 
-std::string json_string(const std::string& s) {
-  std::string q = "\"";
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"': q += "\\\""; break;
-      case '\\': q += "\\\\"; break;
-      case '\n': q += "\\n"; break;
-      case '\r': q += "\\r"; break;
-      case '\t': q += "\\t"; break;
-      default:
-        if (c < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          q += buf;
-        } else {
-          q += static_cast<char>(c);
-        }
-    }
-  }
-  return q + "\"";
-}
 
 std::string json_value(const BenchValue& v) {
   if (v.is_text) return json_string(v.text);
