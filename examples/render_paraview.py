@@ -2,8 +2,11 @@
 """Render one time of a sim run to a PNG with ParaView: the pressure field
 coloured, the particles as black points.
 
-    pvpython examples/render_paraview.py out/box/sim.xdmf -o box.png
+    pvpython examples/render_paraview.py out/box -o box.png
     xvfb-run -a pvbatch examples/render_paraview.py out/channel/sim.xdmf --array vorticity --time 20
+
+The first argument is a run's output directory or its sim.xdmf. A run
+without particles shows the grid alone.
 
 (Without a display, run it under xvfb-run: Debian's ParaView renders through
 X, so pvbatch --force-offscreen-rendering alone works only with an EGL or
@@ -13,6 +16,7 @@ OSMesa build.) Options: --time T (default: the last snapshot), --array NAME
 """
 import argparse
 import os
+import sys
 
 from paraview.simple import (ColorBy, CreateView, ExtractBlock, GetColorTransferFunction, SaveScreenshot, Show,
                              Transform, XDMFReader)
@@ -20,7 +24,7 @@ from paraview.simple import (ColorBy, CreateView, ExtractBlock, GetColorTransfer
 
 def parse_args():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("xdmf", nargs="?", default="out/box/sim.xdmf", help="OUTPUT/sim.xdmf of a run")
+    p.add_argument("xdmf", nargs="?", default="out/box", help="a run's OUTPUT directory or its OUTPUT/sim.xdmf")
     p.add_argument("-o", "--output", default=None, help="PNG to write (default: next to the xdmf)")
     p.add_argument("--time", type=float, default=None, help="simulated time to show [s] (default: last)")
     p.add_argument("--array", default="pressure", help="cell array to colour the grid by")
@@ -31,6 +35,10 @@ def parse_args():
 
 def main():
     args = parse_args()
+    if os.path.isdir(args.xdmf):
+        args.xdmf = os.path.join(args.xdmf, "sim.xdmf")
+    if not os.path.isfile(args.xdmf):
+        sys.exit(f"render_paraview: {args.xdmf}: no such file (give a run's output directory or its sim.xdmf)")
     reader = XDMFReader(FileNames=[os.path.abspath(args.xdmf)])
     times = list(reader.TimestepValues) or [0.0]
     t = times[-1] if args.time is None else min(times, key=lambda v: abs(v - args.time))
@@ -63,11 +71,15 @@ def main():
     bar = GetColorTransferFunction(args.array)
     bar.ApplyPreset("Cool to Warm", True)
 
-    dots = Show(lifted, view)
-    dots.SetRepresentationType("Points")
-    ColorBy(dots, None)
-    dots.AmbientColor = dots.DiffuseColor = [0.0, 0.0, 0.0]
-    dots.PointSize = args.point_size
+    # A run without particles has no points to show (and colouring an
+    # empty block fails): the grid alone then.
+    particles.UpdatePipeline(t)
+    if particles.GetDataInformation().GetNumberOfPoints() > 0:
+        dots = Show(lifted, view)
+        dots.SetRepresentationType("Points")
+        ColorBy(dots, None)
+        dots.AmbientColor = dots.DiffuseColor = [0.0, 0.0, 0.0]
+        dots.PointSize = args.point_size
 
     # Looking down -z with y up: x to the right, as in the simulation.
     cx, cy = 0.5 * (x0 + x1), 0.5 * (y0 + y1)
