@@ -177,6 +177,24 @@ TEST_CASE("cli: --summary-json writes the summary as JSON, whole or not at all")
   CHECK(std::filesystem::is_directory(blocked + "/inside"));
 }
 
+// A batch run (output not a terminal, as here) prints its progress on
+// stderr every --progress-every seconds, none with 0.
+TEST_CASE("cli: a batch run shows its progress every --progress-every seconds") {
+  const std::string dir = test::scratch_dir("cli_progress");
+  const test::SimResult r =
+      test::run_sim("--backend cpu --steps 20 --progress-every 1e-9 --output " + dir + "/run" + small + box);
+  REQUIRE(r.status == 0);
+  INFO(r.out);
+  CHECK(r.out.find("sim: progress: step 1/20  t = ") != std::string::npos);
+  CHECK(r.out.find("sim: progress: step 20/20") != std::string::npos);
+  const test::SimResult q = test::run_sim("--backend cpu --steps 20 --progress-every 0 --output " + dir +
+                                          "/quiet" + small + box);
+  REQUIRE(q.status == 0);
+  CHECK(q.out.find("sim: progress:") == std::string::npos);
+  const test::SimResult bad = test::run_sim("--backend cpu --progress-every -1 --output " + dir + "/bad" + small + box);
+  CHECK(bad.status == 2);
+}
+
 TEST_CASE("cli: an unwritable output directory stops the run before its first step") {
   const test::SimResult r = test::run_sim("--backend cpu --steps 3 --output /proc/sim_cannot_write" + small + box);
   CHECK(r.status == 1);

@@ -420,6 +420,11 @@ int parse_cli(int argc, char** argv, CliOptions& options, std::ostream& out, std
   auto* o_json = app.add_option("--summary-json", summary_json,
                                 "Also write the end-of-run summary as JSON to FILE (replaced whole, or left as it was)")
                      ->type_name("FILE")->check(path_value());
+  double progress_every = 30;
+  auto* o_progress = app.add_option("--progress-every", progress_every,
+                                    "In a batch run (output not a terminal): a progress line on stderr every S seconds "
+                                    "(default 30; 0: none)")
+                         ->type_name("S")->check(CLI::Range(0.0, 1e9));
   app.add_flag("--overwrite", r.overwrite,
                "Replace an earlier run's snapshots and sim.xdmf in the output directory (kept aside until this run has results)");
   for (const StrategyOption& o : strategy_options()) flags.add(app, o);
@@ -434,6 +439,7 @@ int parse_cli(int argc, char** argv, CliOptions& options, std::ostream& out, std
   take(o_seed, seed, r.seed);
   take(o_restart, restart, r.restart);
   take(o_json, summary_json, r.summary_json);
+  take(o_progress, progress_every, r.progress_every);
   flags.take(app, r.strategies);
   options = std::move(r);
   return -1;

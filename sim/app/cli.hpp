@@ -31,6 +31,7 @@ struct CliOptions {
   std::optional<std::string> restart;
   bool overwrite = false;  // --overwrite: replace another run's snapshots in the output directory
   std::optional<std::string> summary_json;  // --summary-json FILE: the summary as JSON too
+  std::optional<double> progress_every;     // --progress-every S: a batch run's progress interval [s]
   // Strategy options given (sim/model/strategies.hpp): option name -> value as typed.
   std::map<std::string, std::string, std::less<>> strategies;
   BenchOptions bench;  // `sim bench` only: the matrix axes, steps, outputs

@@ -112,6 +112,7 @@ int main(int argc, char** argv) {
       if (cli.restart) opts.restart = *cli.restart;
       opts.overwrite = cli.overwrite;
       if (cli.summary_json) opts.summary_json = *cli.summary_json;
+      if (cli.progress_every) opts.progress_every = *cli.progress_every;
       return sim::run_simulation(cfg, opts, std::cout, std::cerr);
     } catch (const sim::ConfigError& e) {
       errors << "sim: error: " << sim::error_line(e.what()) << "\n";

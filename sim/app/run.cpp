@@ -303,9 +303,9 @@ struct StepsDone {
 
 // How a run shows its progress: a line redrawn on a terminal every 0.2 s,
 // or in a batch run (output to a file or a pipe) a line of its own on
-// stderr every kBatchProgress, so a long job's log says how far it got.
+// stderr every RunOptions::progress_every seconds, so a long job's log
+// says how far it got.
 enum class Progress { none, terminal, batch };
-constexpr std::chrono::seconds kBatchProgress{30};
 
 // Steps to cfg.steps or to run.end_time (Config::step_limit: the first
 // reached), with its progress shown (`progress`, on `out` on a terminal,
@@ -313,7 +313,7 @@ constexpr std::chrono::seconds kBatchProgress{30};
 // a signal one rank caught stops all of them after the same step (every
 // rank's clock is the same).
 StepsDone step_to_end(const Config& cfg, const Comm& comm, Simulation& sim, RunOutput& output, Progress progress,
-                      std::ostream& out, std::ostream& err, Clock::time_point t0) {
+                      double batch_every, std::ostream& out, std::ostream& err, Clock::time_point t0) {
   const bool split = comm.size() > 1;
   const int64_t first = sim.step_index();
   const int64_t last = cfg.step_limit();
@@ -333,7 +333,7 @@ StepsDone step_to_end(const Config& cfg, const Comm& comm, Simulation& sim, RunO
       const auto now = Clock::now();
       const bool due = progress == Progress::terminal
                            ? now - last_print > std::chrono::milliseconds(200) || sim.step_index() == last
-                           : now - last_print > kBatchProgress;
+                           : std::chrono::duration<double>(now - last_print).count() >= batch_every;
       if (due) {
         last_print = now;
         const double el = std::chrono::duration<double>(now - t0).count();
@@ -436,12 +436,13 @@ int run(const Config& cfg, const RunOptions& opts, std::ostream& out, std::ostre
 
   const Progress progress = !talk                                          ? Progress::none
                             : &out == &std::cout && isatty(STDOUT_FILENO) ? Progress::terminal
-                                                                          : Progress::batch;
+                            : opts.progress_every > 0                     ? Progress::batch
+                                                                          : Progress::none;
   const int64_t first = sim.step_index();
   const double first_time = sim.time();
   const auto t0 = Clock::now();
   const StopOnSignal stop_on_signal(sim);  // until the run returns: the last snapshot's writes included
-  const StepsDone done = step_to_end(cfg, comm, sim, output, progress, out, err, t0);
+  const StepsDone done = step_to_end(cfg, comm, sim, output, progress, opts.progress_every, out, err, t0);
   output.finish(sim);
   const double wall = std::chrono::duration<double>(Clock::now() - t0).count();
   RunSummary s = summarize(cfg, comm, sim, output, slabs.get(), sim.step_index() - first, wall);

@@ -25,6 +25,8 @@ struct RunOptions {
   // --summary-json: rank 0 writes the summary as JSON there (summary_json),
   // through a temporary file renamed over it; empty = none.
   std::string summary_json;
+  // A batch run's progress line on stderr every this many seconds (0: none).
+  double progress_every = 30;
 };
 
 // SIGINT, SIGTERM, SIGHUP, SIGUSR1 and SIGUSR2 from now on stop a run after
