@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <utility>
 
 #include "sim/model/faces.hpp"
 #include "sim/model/stability.hpp"
@@ -30,28 +31,43 @@ struct Manufactured {
   Fn u, v, lap_u, lap_v;
 };
 
-double helmholtz_error(sim::Config c, int n, double g, const Manufactured& m) {
-  c.nx = c.ny = n;
+// One solve (I - g lap) x = b of b = (bu, bv) on config c's grid (dt = 1,
+// so gamma = g / nu) with the tolerance given: its stats, whether the
+// backend took the transform solve, and x.
+struct Solved {
+  sim::ViscousStats stats;
+  bool transform = false;
+  sim::SimState x;
+  sim::Constants k;
+};
+Solved solve_once(const sim::Config& c, double g, const Fn& bu, const Fn& bv, double tolerance) {
   sim::SimState st = sim::make_initial_state(c);
-  sim::test::set_velocity(
-      st, c, [&](double x, double y) { return m.u(x, y) - g * m.lap_u(x, y); },
-      [&](double x, double y) { return m.v(x, y) - g * m.lap_v(x, y); });
+  sim::test::set_velocity(st, c, bu, bv);
   auto backend = sim::make_backend(c, st.grid, nullptr);
-  sim::Constants k = sim::make_constants(c, st.grid);
-  k.dt = 1.0f;
-  backend->set_constants(k);
+  Solved r;
+  r.k = sim::make_constants(c, st.grid);
+  r.k.dt = 1.0f;
+  backend->set_constants(r.k);
   backend->upload(st);
   backend->fill_velocity_halo(sim::VelocityField::current);
-  const double nu = c.viscosity;
-  const sim::ViscousStats s =
-      sim::solve_viscous(*backend, sim::VelocityField::current, static_cast<sim::real>(g / nu), 1e-7, k);
-  CHECK(s.converged);
-  CHECK(backend->viscous_transform() == (c.viscous_solver != sim::ViscousSolver::chebyshev &&
-                                         c.left.kind != BoundaryKind::inflow));
-  sim::SimState out;
-  out.grid = st.grid;
-  backend->download(out);
-  const sim::Grid& gr = st.grid;
+  r.stats = sim::solve_viscous(*backend, sim::VelocityField::current, static_cast<sim::real>(g / c.viscosity),
+                               tolerance, r.k);
+  r.transform = backend->viscous_transform();
+  r.x.grid = st.grid;
+  backend->download(r.x);
+  return r;
+}
+
+double helmholtz_error(sim::Config c, int n, double g, const Manufactured& m) {
+  c.nx = c.ny = n;
+  const Solved s = solve_once(
+      c, g, [&](double x, double y) { return m.u(x, y) - g * m.lap_u(x, y); },
+      [&](double x, double y) { return m.v(x, y) - g * m.lap_v(x, y); }, 1e-7);
+  CHECK(s.stats.converged);
+  CHECK(s.transform == (c.viscous_solver != sim::ViscousSolver::chebyshev && c.left.kind != BoundaryKind::inflow));
+  const sim::SimState& out = s.x;
+  const sim::Constants& k = s.k;
+  const sim::Grid& gr = out.grid;
   double e = 0;
   for (int j = 0; j < n; ++j)
     for (int i = 0; i <= n; ++i) {
@@ -254,21 +270,12 @@ TEST_CASE("viscous solve: the transform solve matches Chebyshev iteration under 
     const double g = 0.2;  // g / dx^2 = 461, g / dy^2 = 889
     for (int k = 0; k < 2; ++k) {
       c.viscous_solver = k == 0 ? sim::ViscousSolver::transform : sim::ViscousSolver::chebyshev;
-      sim::SimState s0 = sim::make_initial_state(c);
-      sim::test::set_velocity(
-          s0, c, [](double x0, double y) { return std::sin(7 * x0 + 3 * y) + 0.3 * std::cos(40 * x0 * y); },
-          [](double x0, double y) { return std::cos(5 * x0 - 11 * y) * y; });
-      auto backend = sim::make_backend(c, s0.grid, nullptr);
-      sim::Constants kc = sim::make_constants(c, s0.grid);
-      kc.dt = 1.0f;
-      backend->set_constants(kc);
-      backend->upload(s0);
-      backend->fill_velocity_halo(sim::VelocityField::current);
-      st[k] = sim::solve_viscous(*backend, sim::VelocityField::current, static_cast<sim::real>(g / c.viscosity),
-                                 1e-9, kc);
-      CHECK(backend->viscous_transform() == (k == 0));
-      x[k].grid = s0.grid;
-      backend->download(x[k]);
+      Solved s = solve_once(
+          c, g, [](double x0, double y) { return std::sin(7 * x0 + 3 * y) + 0.3 * std::cos(40 * x0 * y); },
+          [](double x0, double y) { return std::cos(5 * x0 - 11 * y) * y; }, 1e-9);
+      st[k] = s.stats;
+      CHECK(s.transform == (k == 0));
+      x[k] = std::move(s.x);
     }
     const double d = sim::test::max_velocity_diff(x[0], x[1]);
     MESSAGE("transform: relative residual " << st[0].relative << "; Chebyshev: " << st[1].iterations

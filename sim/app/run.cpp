@@ -33,9 +33,29 @@
 #include "sim/model/simulation.hpp"
 
 namespace sim {
-void write_summary_json(const std::string& path, const RunSummary& s);
-
 namespace {
+
+// The summary as JSON into `path`, whole or not at all: a temporary file
+// beside it, renamed over it once written and flushed.
+void write_summary_json(const std::string& path, const RunSummary& s) {
+  const std::string tmp = path + ".tmp" + std::to_string(::getpid());
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    f << summary_json(s);
+    f.flush();
+    if (!f) {
+      std::error_code ec;
+      std::filesystem::remove(tmp, ec);
+      throw std::runtime_error("--summary-json " + path + ": cannot write " + tmp);
+    }
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) {
+    std::filesystem::remove(tmp, ec);
+    throw std::runtime_error("--summary-json " + path + ": cannot replace it: " + ec.message());
+  }
+}
 
 using Clock = std::chrono::steady_clock;
 double ms_since(Clock::time_point t0) {
@@ -477,28 +497,6 @@ int run(const Config& cfg, const RunOptions& opts, std::ostream& out, std::ostre
 }
 
 }  // namespace
-
-// The summary as JSON into `path`, whole or not at all: a temporary file
-// beside it, renamed over it once written and flushed.
-void write_summary_json(const std::string& path, const RunSummary& s) {
-  const std::string tmp = path + ".tmp" + std::to_string(::getpid());
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    f << summary_json(s);
-    f.flush();
-    if (!f) {
-      std::error_code ec;
-      std::filesystem::remove(tmp, ec);
-      throw std::runtime_error("--summary-json " + path + ": cannot write " + tmp);
-    }
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    std::filesystem::remove(tmp, ec);
-    throw std::runtime_error("--summary-json " + path + ": cannot replace it: " + ec.message());
-  }
-}
 
 void install_stop_signals() {
   for (int s : {SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2}) std::signal(s, request_stop_on_signal);
