@@ -10,6 +10,7 @@
 #include <mutex>
 #include <stdexcept>
 
+#include "io/hdf5_chunks.hpp"
 #include "sim/model/checked.hpp"
 
 namespace sim::h5 {
@@ -338,6 +339,7 @@ void write_dataset(const File& f, hid_t loc, const std::string& name, const std:
   Handle dcpl(check(H5Pcreate(H5P_DATASET_CREATE), f, "dataset properties"), H5Pclose);
   hsize_t total = 1;
   for (hsize_t d : dims) total *= d;
+  std::vector<hsize_t> chunk = dims;
   if (total > 0) {
     // Chunked, for the Fletcher32 checksum (a filter needs chunks), in
     // blocks of whole rows: about 64 Ki elements when compressed (large
@@ -347,7 +349,6 @@ void write_dataset(const File& f, hid_t loc, const std::string& name, const std:
     // dimension, so no chunk passes HDF5's 4 GiB limit.
     const hsize_t target =
         c.enabled ? hsize_t(1) << 16 : std::max<hsize_t>(1, (hsize_t(1) << 20) / sizeof(T));
-    std::vector<hsize_t> chunk = dims;
     hsize_t inner = total;  // elements below dimension k
     for (size_t k = 0; k < dims.size(); ++k) {
       inner /= dims[k];
@@ -373,6 +374,14 @@ void write_dataset(const File& f, hid_t loc, const std::string& name, const std:
   if (!f.collective()) {
     if (rows.count == 0) return;
     if (rows.first == 0 && rows.count == all_rows) {
+      // The chunks filtered in parallel and stored as they are (io/hdf5_chunks.hpp),
+      // where memory and file hold the same bytes.
+      try {
+        const ChunkLayout layout{dims, chunk, sizeof(T), c.enabled, c.level};
+        if (H5Tequal(Types<T>::mem(), Types<T>::file()) > 0 && write_chunks(d, layout, data)) return;
+      } catch (const std::runtime_error& e) {
+        fail(f.path(), "cannot write dataset " + name + " (" + e.what() + ")");
+      }
       check_status(H5Dwrite(d, Types<T>::mem(), H5S_ALL, H5S_ALL, H5P_DEFAULT, data), f,
                    "cannot write dataset " + name);
       return;

@@ -133,6 +133,8 @@ SnapshotGrid snapshot_grid(const SimState& s, double fluid_density, int j0, int 
   const auto corner_vorticity = [&](int i, int j) {
     return (V(i, j) - V(i - 1, j)) * idx - (U(i, j) - U(i, j - 1)) * idy;
   };
+  // Rows in parallel: a 4096^2 grid's fields are about 600 MB.
+#pragma omp parallel for schedule(static)
   for (int j = j0; j < j1; ++j)
     for (int i = 0; i < nx; ++i) {
       const size_t c = static_cast<size_t>(j - j0) * nx + i;
@@ -147,8 +149,10 @@ SnapshotGrid snapshot_grid(const SimState& s, double fluid_density, int j0, int 
       out.divergence[c] = static_cast<float>((U(i + 1, j) - U(i, j)) * idx + (V(i, j + 1) - V(i, j)) * idy);
       out.solid[c] = s.open[h] == 0 ? 1 : 0;
     }
+#pragma omp parallel for schedule(static)
   for (int j = j0; j < j1; ++j)
     for (int i = 0; i <= nx; ++i) out.u[static_cast<size_t>(j - j0) * (nx + 1) + i] = s.u[g.idx(i, j)];
+#pragma omp parallel for schedule(static)
   for (int j = j0; j < j0 + out.v_rows(); ++j)
     for (int i = 0; i < nx; ++i) out.v[static_cast<size_t>(j - j0) * nx + i] = s.v[g.idx(i, j)];
   return out;
@@ -186,8 +190,11 @@ SnapshotParticles snapshot_particles(const HostParticles& p) {
   for (size_t r = 0; r < p.size(); ++r)
     if (p.alive[r]) slots.push_back(r);
   // Slots are a storage detail (a GPU may sort them by cell); ids are not.
-  std::sort(slots.begin(), slots.end(), [&](size_t a, size_t b) { return p.id[a] < p.id[b]; });
+  // A GPU's download is already in id order (its canonical slots): checked, not sorted.
+  const auto by_id = [&](size_t a, size_t b) { return p.id[a] < p.id[b]; };
+  if (!std::is_sorted(slots.begin(), slots.end(), by_id)) std::sort(slots.begin(), slots.end(), by_id);
   SnapshotParticles out = sized(slots.size());
+#pragma omp parallel for schedule(static)
   for (size_t k = 0; k < slots.size(); ++k) {
     const size_t r = slots[k];
     set_particle(out, k, p.x[r], p.y[r], p.vx[r], p.vy[r], p.id[r], p.d[r]);
