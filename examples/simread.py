@@ -137,7 +137,10 @@ def load(path, fields=None, particles=True):
 
 def _from_xdmf(index):
     """[(step, time, path)] of the snapshots sim.xdmf lists."""
-    root = ET.parse(index).getroot()
+    try:
+        root = ET.parse(index).getroot()
+    except ET.ParseError as e:
+        raise ValueError(f"{index}: not an XDMF index ({e})") from None
     here = os.path.dirname(index)
     out = []
     for series in root.iter("Grid"):
@@ -162,6 +165,8 @@ def _from_files(directory):
         m = SNAP.match(os.path.basename(path))
         if m:
             with h5py.File(path, "r") as f:
+                if "time" not in f.attrs:
+                    raise ValueError(f"{path}: no 'time' attribute: not a sim snapshot")
                 out.append((int(m.group(1)), float(f.attrs["time"]), path))
     return out
 
@@ -283,7 +288,7 @@ def main(argv=None):
     args = p.parse_args(argv)
     try:
         print(summary(args.path, args.step))
-    except (OSError, KeyError, ValueError, ET.ParseError) as e:
+    except (OSError, KeyError, ValueError) as e:
         msg = e.args[0] if isinstance(e, KeyError) and e.args else e
         print(f"simread: {msg}", file=sys.stderr)
         return 1

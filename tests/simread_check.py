@@ -2,7 +2,8 @@
 """Checks examples/simread.py on the runs tests/simread_check.sh made in WORK:
 
   box/          config/box.toml 32 x 24, 500 particles, --steps 6 --snapshot-every 2 (dt 2 ms)
-  tg/           config/taylor_green.toml 32 x 24, no particles, --steps 5 --snapshot-every 2 (dt 10 ms)
+  tg/           config/taylor_green.toml 32 x 24, no particles, --steps 5 --snapshot-every 2 (dt 10 ms),
+                compressed
   restarted/    box/ restarted from its step 2 into its own directory up to step 4
   files/        tg/ without sim.xdmf, plus copies as steps 999999 and 1000000 and a *.tmp
 
@@ -171,9 +172,14 @@ def check_commands():
                          capture_output=True, text=True)
     expect(out.returncode == 0 and "snap_000004.h5: step 4, t = 0.04 [s]" in out.stdout and
            "particles/position     (0, 3)" in out.stdout, f"simread.py tg --step 4: {out.stdout}{out.stderr}")
-    out = subprocess.run([py, os.path.join(ex, "simread.py"), os.path.join(work, "nosuch")], capture_output=True, text=True)
-    expect(out.returncode == 1 and out.stderr.count("\n") == 1 and out.stderr.startswith("simread: "),
-           f"simread.py on a missing directory: {out.returncode} {out.stderr!r}")
+    bad = os.path.join(work, "bad")
+    os.makedirs(bad)
+    with open(os.path.join(bad, "sim.xdmf"), "w") as f:
+        f.write("<Xdmf><Domain>\n")
+    for path, what in ((os.path.join(work, "nosuch"), "no such directory"), (bad, "not an XDMF index")):
+        out = subprocess.run([py, os.path.join(ex, "simread.py"), path], capture_output=True, text=True)
+        expect(out.returncode == 1 and out.stderr.count("\n") == 1 and out.stderr.startswith(f"simread: {path}") and
+               what in out.stderr, f"simread.py on {path}: {out.returncode} {out.stderr!r}")
     try:
         import matplotlib  # noqa: F401
     except ImportError:
@@ -194,6 +200,8 @@ def main():
     check_documented(tg[0], "tg")
     check_against_reader(box, "box")
     check_against_reader(tg, "tg")
+    with h5py.File(tg.paths[0], "r") as f:
+        expect(f["grid/u"].compression == "gzip", "tg: written compressed")
     check_taylor_green(tg)
     check_particles(box)
     check_restarted_and_files()
