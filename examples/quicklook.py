@@ -121,4 +121,7 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except (OSError, KeyError, ValueError) as e:
+        raise SystemExit(f"quicklook: {e.args[0] if isinstance(e, KeyError) else e}") from None

@@ -56,6 +56,14 @@ def parse_units(text):
     return units
 
 
+def _open(path):
+    """h5py.File(path) for reading; OSError naming the file when it cannot be read."""
+    try:
+        return h5py.File(path, "r")
+    except OSError as e:
+        raise OSError(f"{path}: {e}") from None
+
+
 def _attr(value):
     """An HDF5 attribute as plain Python (numbers, str, lists)."""
     if isinstance(value, bytes):
@@ -76,7 +84,7 @@ class Snapshot:
 
     def __init__(self, path, fields=None, particles=True):
         self.path = path
-        with h5py.File(path, "r") as f:
+        with _open(path) as f:
             if "grid" not in f or "step" not in f.attrs:
                 raise ValueError(f"{path}: not a sim snapshot (no /grid or no 'step' attribute)")
             self.attrs = {k: _attr(v) for k, v in f.attrs.items()}
@@ -164,7 +172,7 @@ def _from_files(directory):
     for path in glob.glob(os.path.join(directory, "snap_*.h5")):
         m = SNAP.match(os.path.basename(path))
         if m:
-            with h5py.File(path, "r") as f:
+            with _open(path) as f:
                 if "time" not in f.attrs:
                     raise ValueError(f"{path}: no 'time' attribute: not a sim snapshot")
                 out.append((int(m.group(1)), float(f.attrs["time"]), path))
@@ -183,7 +191,8 @@ class Series:
         else:
             index, self.directory = os.path.join(path, "sim.xdmf"), path
         if not os.path.isdir(self.directory):
-            raise FileNotFoundError(f"{path}: no such directory")
+            raise FileNotFoundError(f"{path}: no such file or directory" if not os.path.exists(path) else
+                                    f"{path}: not a directory or an .xdmf index")
         self.source = "sim.xdmf" if os.path.isfile(index) else "snap_*.h5"
         entries = _from_xdmf(index) if os.path.isfile(index) else _from_files(self.directory)
         self.missing = [p for _, _, p in entries if not os.path.isfile(p)]
@@ -199,6 +208,9 @@ class Series:
         return len(self.paths)
 
     def __getitem__(self, i):
+        """run[i] a Snapshot (run[-1] the last); run[a:b] a list of them."""
+        if isinstance(i, slice):
+            return [load(p) for p in self.paths[i]]
         return load(self.paths[i])
 
     def __iter__(self):
@@ -224,7 +236,7 @@ class Series:
         key = name if "/" in name else "grid/" + name
         arrays = []
         for p in self.paths:
-            with h5py.File(p, "r") as f:
+            with _open(p) as f:
                 arrays.append(f[key][()])
         if len({a.shape for a in arrays}) > 1:
             raise ValueError(f"{key} changes shape over the series: read the snapshots one by one")
@@ -259,7 +271,7 @@ def _ranges(s):
 
 def summary(path, step=None, rows=12):
     """The text `python3 simread.py PATH` prints."""
-    if os.path.isfile(path) and path.endswith(".h5"):
+    if os.path.isfile(path) and not path.endswith(".xdmf"):
         snap, out = load(path), []
     else:
         run = load_series(path)
@@ -288,6 +300,9 @@ def main(argv=None):
     args = p.parse_args(argv)
     try:
         print(summary(args.path, args.step))
+    except BrokenPipeError:  # simread.py ... | head
+        sys.stderr.close()
+        return 0
     except (OSError, KeyError, ValueError) as e:
         msg = e.args[0] if isinstance(e, KeyError) and e.args else e
         print(f"simread: {msg}", file=sys.stderr)

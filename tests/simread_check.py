@@ -176,7 +176,7 @@ def check_commands():
     os.makedirs(bad)
     with open(os.path.join(bad, "sim.xdmf"), "w") as f:
         f.write("<Xdmf><Domain>\n")
-    for path, what in ((os.path.join(work, "nosuch"), "no such directory"), (bad, "not an XDMF index")):
+    for path, what in ((os.path.join(work, "nosuch"), "no such file or directory"), (bad, "not an XDMF index")):
         out = subprocess.run([py, os.path.join(ex, "simread.py"), path], capture_output=True, text=True)
         expect(out.returncode == 1 and out.stderr.count("\n") == 1 and out.stderr.startswith(f"simread: {path}") and
                what in out.stderr, f"simread.py on {path}: {out.returncode} {out.stderr!r}")
