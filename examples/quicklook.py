@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """Quick look at one snapshot without ParaView: pressure and vorticity images
-with the particles on top, written to a PNG (h5py + matplotlib).
+with the particles on top, written to a PNG (matplotlib; the files are read by simread.py).
 
     python3 examples/quicklook.py out/box                    # latest snapshot in the directory
     python3 examples/quicklook.py out/box/snap_000500.h5 -o box.png
@@ -10,21 +10,22 @@ with the particles on top, written to a PNG (h5py + matplotlib).
 The layout read here is documented in docs/OUTPUT.md.
 """
 import argparse
-import glob
 import os
 
-import h5py
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
+import simread  # noqa: E402  (beside this script)
+
+# Colour map of each field; "speed" is |velocity| (x and y components).
 LABELS = {
-    "pressure": ("pressure [Pa]", "RdBu_r"),
-    "vorticity": ("vorticity [1/s]", "PuOr_r"),
-    "divergence": ("divergence [1/s]", "RdBu_r"),
-    "speed": ("speed [m/s]", "viridis"),
+    "pressure": "RdBu_r",
+    "vorticity": "PuOr_r",
+    "divergence": "RdBu_r",
+    "speed": "viridis",
 }
 
 
@@ -39,11 +40,12 @@ def parse_args():
 
 
 def latest(path):
+    """The snapshot file itself, or the last in time of a directory (its sim.xdmf, else its files)."""
     if os.path.isdir(path):
-        snaps = sorted(glob.glob(os.path.join(path, "snap_*.h5")))
-        if not snaps:
-            raise SystemExit(f"quicklook: no snap_*.h5 in {path}")
-        return snaps[-1]
+        run = simread.load_series(path)
+        if not len(run):
+            raise SystemExit(f"quicklook: no snapshots in {path}")
+        return run.paths[-1]
     return path
 
 
@@ -60,20 +62,24 @@ def symmetric(name, data):
 def main():
     args = parse_args()
     path = latest(args.snapshot)
-    with h5py.File(path, "r") as f:
-        time, step = float(f.attrs["time"]), int(f.attrs["step"])
-        dx, dy = f["grid"].attrs["spacing"]
-        solid = f["grid/solid"][()].astype(bool)
-        ny, nx = solid.shape
-        fields = {}
-        for name in args.fields.split(","):
-            if name == "speed":
-                vel = f["grid/velocity"][()]
-                fields[name] = np.hypot(vel[..., 0], vel[..., 1])
-            else:
-                fields[name] = f["grid/" + name][()].astype(np.float64)
-        pos = f["particles/position"][()]
-        diam = f["particles/diameter"][()]
+    names = args.fields.split(",")
+    unknown = [n for n in names if n not in LABELS]
+    if unknown:
+        raise SystemExit(f"quicklook: unknown field {', '.join(unknown)} (choose from {', '.join(LABELS)})")
+    grid = {"velocity" if n == "speed" else n for n in names} | {"solid"}
+    snap = simread.load(path, fields=sorted(grid))
+    time, step = snap.time, snap.step
+    dx, dy, nx, ny = snap.dx, snap.dy, snap.nx, snap.ny
+    solid = snap.grid["solid"].astype(bool)
+    fields = {}
+    for name in names:
+        if name == "speed":
+            vel = snap.grid["velocity"]
+            fields[name] = np.hypot(vel[..., 0], vel[..., 1])
+        else:
+            fields[name] = snap.grid[name].astype(np.float64)
+    pos = snap.particles["position"]
+    diam = snap.particles["diameter"]
     lx, ly = nx * dx, ny * dy
     if len(pos) > args.max_particles:
         keep = np.linspace(0, len(pos) - 1, args.max_particles).astype(int)
@@ -88,7 +94,9 @@ def main():
     fig, axes = plt.subplots(rows, cols, figsize=(cols * (panel_w + 1.2), rows * (panel_h + 0.6) + 0.4),
                              squeeze=False, layout="constrained")
     for ax, (name, data) in zip(axes.flat, fields.items()):
-        label, cmap = LABELS[name]
+        cmap = LABELS[name]
+        unit = snap.units.get("grid/" + ("velocity" if name == "speed" else name), "?")
+        label = f"{name} [{unit}]"
         data = np.where(solid, np.nan, data)
         data, lo, hi = symmetric(name, data)
         im = ax.imshow(data, origin="lower", extent=[0, lx, 0, ly], cmap=cmap, vmin=lo, vmax=hi,
@@ -103,14 +111,17 @@ def main():
         ax.set_xlim(0, lx)
         ax.set_ylim(0, ly)
         ax.set_aspect("equal")
-        ax.set_xlabel("x [m]")
-        ax.set_ylabel("y [m]")
+        ax.set_xlabel(f"x [{snap.units.get('grid/spacing', 'm')}]")
+        ax.set_ylabel(f"y [{snap.units.get('grid/spacing', 'm')}]")
         fig.colorbar(im, ax=ax, label=label + (" - mean" if name == "pressure" else ""), shrink=0.85)
-    fig.suptitle(f"{os.path.basename(path)}: step {step}, t = {time:.4g} s, {len(pos)} particles shown")
+    fig.suptitle(f"{os.path.basename(path)}: step {step}, t = {time:.4g} {snap.units.get('time', 's')}, {len(pos)} particles shown")
     out = args.output or os.path.splitext(path)[0] + ".png"
     fig.savefig(out, dpi=args.dpi)
     print(out)
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except (OSError, KeyError, ValueError) as e:
+        raise SystemExit(f"quicklook: {e.args[0] if isinstance(e, KeyError) else e}") from None
