@@ -348,3 +348,50 @@ TEST_CASE("bench: the sim executable dispatches `sim bench`") {
   const std::string bad = "'" + std::string(SIM_EXECUTABLE) + "' bench --stencil fast x.toml > /dev/null 2>&1";
   CHECK(test::shell(bad) == 2);
 }
+
+TEST_CASE("bench: rows that missed the tolerance are ranked apart, repeats give min <= median <= max") {
+  const auto row = [](double ms, const char* tolerance) {
+    BenchRow r;
+    r.set("total_ms", ms);
+    r.set("tolerance", tolerance);
+    return r;
+  };
+  // The fastest row missed the tolerance: it must not set the others' rank or speed.
+  std::vector<BenchRow> rows = {row(4.0, "met"), row(1.0, "missed in 3 of 30 steps"), row(2.0, "fixed budget"),
+                                row(8.0, "met"), row(3.0, "missed in 30 of 30 steps")};
+  BenchRow failed;
+  failed.set("error", "failed: out of memory");
+  rows.push_back(failed);
+  rank_rows(rows);
+  CHECK(rows[2].number("rank") == 1);
+  CHECK(rows[0].number("rank") == 2);
+  CHECK(rows[3].number("rank") == 3);
+  CHECK(rows[2].number("relative_speed") == doctest::Approx(4.0));
+  CHECK(rows[3].number("relative_speed") == doctest::Approx(1.0));
+  CHECK(rows[1].number("rank") == 1);  // first of its own group
+  CHECK(rows[4].number("rank") == 2);
+  CHECK(rows[1].number("relative_speed") == doctest::Approx(3.0));
+  CHECK(std::isnan(rows[5].number("rank")));
+
+  // A CPU matrix where Jacobi cannot reach the tolerance in its budget.
+  OneThread one;
+  const std::string dir = test::scratch_dir("bench_tolerance");
+  std::string out;
+  const int rc = bench({"bench", box(), "--backend", "cpu", "--set", "domain.nx=16", "--set", "domain.ny=16", "--set",
+                        "particles.regions[0].count=200", "--set", "pressure.max_iterations=3", "--pressure-solver",
+                        "jacobi,fft", "--layout", "soa", "--steps", "2", "--warmup", "1", "--repeats", "3",
+                        "--copy-mib", "4", "--csv", dir + "/t.csv"},
+                       out);
+  CHECK(rc == 0);
+  INFO(out);
+  CHECK(out.find("missed the pressure tolerance") < out.rfind("soa/jacobi"));  // the table, after the progress lines
+  CHECK(out.rfind("soa/fft") < out.find("missed the pressure tolerance"));
+  const std::vector<std::string> csv = test::read_lines(dir + "/t.csv");
+  REQUIRE(csv.size() == 3);
+  for (size_t k = 1; k < csv.size(); ++k) {
+    INFO(csv[k]);
+    const bool jacobi = csv[k].find("soa/jacobi") != std::string::npos;
+    CHECK((csv[k].find(",missed in 6 of 6 steps,1,") != std::string::npos) == jacobi);
+    CHECK((csv[k].find(",met,1,") != std::string::npos) == !jacobi);
+  }
+}

@@ -290,7 +290,7 @@ int parse_bench(int argc, char** argv, CliOptions& options, std::ostream& out, s
   CliOptions r;
   r.command = Command::bench;
   BenchOptions& b = r.bench;
-  std::string steps = "50", warmup = "10", copy_mib;
+  std::string steps = "50", warmup = "10", repeats = "3", copy_mib;
   std::vector<std::string> sizes, particles;
   std::map<std::string, std::vector<std::string>, std::less<>> axes;
   StrategyFlags flags;
@@ -304,6 +304,8 @@ int parse_bench(int argc, char** argv, CliOptions& options, std::ostream& out, s
       ->type_name("N")->transform(count_at_least(1, false))->capture_default_str();
   app.add_option("--warmup", warmup, "Untimed steps (--micro: calls) before timing")
       ->type_name("W")->transform(count_at_least(0, false))->capture_default_str();
+  app.add_option("--repeats", repeats, "Timed blocks of --steps steps per variant: each row's min, median and max")
+      ->type_name("R")->transform(count_at_least(1, false))->capture_default_str();
   app.add_option("--csv", b.csv, "Write the results as CSV")->type_name("FILE")->check(path_value());
   app.add_option("--json", b.json, "Write the results as JSON")->type_name("FILE")->check(path_value());
   app.add_flag("--micro", b.micro, "Micro-benchmarks: pressure sweeps and the particle step");
@@ -338,6 +340,7 @@ int parse_bench(int argc, char** argv, CliOptions& options, std::ostream& out, s
   // The validators left plain decimal integers in range.
   parse_count(steps, false, b.steps);
   parse_count(warmup, false, b.warmup);
+  parse_count(repeats, false, b.repeats);
   if (!copy_mib.empty()) parse_count(copy_mib, false, b.copy_mib);
   for (const std::string& v : sizes) {
     int64_t n = 0;

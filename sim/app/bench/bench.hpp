@@ -31,6 +31,7 @@ struct BenchOptions {
   std::vector<AdvectionScheme> advections;  // empty: the config's scheme (micro: central and quick)
   int64_t steps = 50;   // timed steps per variant (micro: at least this many repeats)
   int64_t warmup = 10;  // untimed steps (micro: repeats) before
+  int64_t repeats = 3;  // matrix: timed blocks of `steps` steps each; a row reports their min, median and max
   std::string csv, json;  // files to write; empty = none
   bool micro = false;
   std::vector<int> micro_sizes;          // grid n of the n x n sweeps; empty = 2048, 8192, 16384
@@ -134,6 +135,12 @@ double host_copy_bandwidth(size_t bytes, int repeats);
 // collapsed axis that was given more than one value.
 std::vector<Config> bench_variants(const Config& cfg, const BenchOptions& opts, bool cuda,
                                    std::vector<std::string>* notes);
+// Whether a row's pressure solves stopped short of the tolerance in some step.
+bool missed_tolerance(const BenchRow& row);
+// `rank` (1 = fastest) and `relative_speed` (the slowest's total_ms over the
+// row's) among the rows that met the tolerance (or ran a fixed budget),
+// and apart from them among those that missed it.
+void rank_rows(std::vector<BenchRow>& rows);
 // "soa/ldg/constant/software/sorted/sor" on the GPU, "soa/sor" on the CPU.
 std::string variant_name(const Config& c, bool cuda);
 

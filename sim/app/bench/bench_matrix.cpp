@@ -76,16 +76,35 @@ void measure(const Config& variant, const SimState& state, const BenchOptions& o
   const double time0 = sim.time();
   b.timer().reset();
   double sweeps = 0, residuals = 0;
+  int64_t short_steps = 0;  // steps whose pressure solve stopped short of the tolerance
   const int64_t viscous0 = sim.viscous_iterations_total();
-  const auto t0 = std::chrono::steady_clock::now();
-  for (int64_t s = 0; s < opts.steps; ++s) {
-    const StepInfo info = sim.step();
-    sweeps += info.pressure.iterations;
-    residuals += residual_checks(info.pressure, v);
+  const int64_t repeats = std::max<int64_t>(opts.repeats, 1);
+  std::vector<double> block_ms;  // ms per step of each timed block
+  for (int64_t r = 0; r < repeats; ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int64_t s = 0; s < opts.steps; ++s) {
+      const StepInfo info = sim.step();
+      sweeps += info.pressure.iterations;
+      residuals += residual_checks(info.pressure, v);
+      if (!info.pressure.converged) ++short_steps;
+    }
+    b.synchronize();
+    block_ms.push_back(ms_since(t0) / static_cast<double>(std::max<int64_t>(opts.steps, 1)));
   }
-  b.synchronize();
-  const double steps = static_cast<double>(std::max<int64_t>(opts.steps, 1));
-  const double total_ms = ms_since(t0) / steps;
+  const double steps = static_cast<double>(std::max<int64_t>(opts.steps * repeats, 1));
+  std::sort(block_ms.begin(), block_ms.end());
+  const size_t mid = block_ms.size() / 2;
+  const double total_ms =
+      block_ms.size() % 2 == 1 ? block_ms[mid] : 0.5 * (block_ms[mid - 1] + block_ms[mid]);
+  row.set("repeats", static_cast<double>(repeats));
+  row.set("total_ms_min", block_ms.front());
+  row.set("total_ms_max", block_ms.back());
+  // A fixed budget of sweeps stops short by design; otherwise a row that
+  // missed the tolerance is not the same answer, and is ranked apart.
+  row.set("tolerance", v.fixed_iterations > 0 ? std::string("fixed budget")
+                       : short_steps == 0    ? std::string("met")
+                                             : "missed in " + std::to_string(short_steps) + " of " +
+                                                   std::to_string(static_cast<int64_t>(steps)) + " steps");
   const auto phase_ms = b.timer().totals_ms();
   const double viscous_iterations = static_cast<double>(sim.viscous_iterations_total() - viscous0);
 
@@ -101,7 +120,7 @@ void measure(const Config& variant, const SimState& state, const BenchOptions& o
   n.viscous_iterations = viscous_iterations / steps;
   const traffic::StepCost cost = traffic::step_cost(model, state.grid, n);
 
-  row.set("steps", static_cast<double>(opts.steps));
+  row.set("steps", static_cast<double>(opts.steps));  // per block
   row.set("iterations_per_step", n.sweeps);
   double phases_ms = 0;
   for (const PhaseOf& p : kPhases) {
@@ -125,6 +144,24 @@ void measure(const Config& variant, const SimState& state, const BenchOptions& o
 }
 
 }  // namespace
+
+bool missed_tolerance(const BenchRow& row) { return row.text("tolerance").rfind("missed", 0) == 0; }
+
+void rank_rows(std::vector<BenchRow>& rows) {
+  for (bool missed : {false, true}) {
+    std::vector<BenchRow*> group;
+    for (BenchRow& row : rows)
+      if (std::isfinite(row.number("total_ms")) && missed_tolerance(row) == missed) group.push_back(&row);
+    std::stable_sort(group.begin(), group.end(),
+                     [](const BenchRow* a, const BenchRow* b) { return a->number("total_ms") < b->number("total_ms"); });
+    if (group.empty()) continue;
+    const double slowest = group.back()->number("total_ms");
+    for (size_t k = 0; k < group.size(); ++k) {
+      group[k]->set("rank", static_cast<double>(k + 1));
+      group[k]->set("relative_speed", slowest / group[k]->number("total_ms"));
+    }
+  }
+}
 
 std::string variant_name(const Config& c, bool cuda) {
   std::string s;
@@ -189,11 +226,7 @@ BenchReport run_matrix(const Config& cfg, const BenchOptions& opts, bool cuda, d
     }
     r.rows.push_back(std::move(row));
   }
-  double slowest = 0;
-  for (const BenchRow& row : r.rows)
-    if (std::isfinite(row.number("total_ms"))) slowest = std::max(slowest, row.number("total_ms"));
-  for (BenchRow& row : r.rows)
-    if (std::isfinite(row.number("total_ms"))) row.set("relative_speed", slowest / row.number("total_ms"));
+  rank_rows(r.rows);
   const size_t skipped = std::count_if(r.rows.begin(), r.rows.end(),
                                        [](const BenchRow& x) { return x.text("error").rfind("skipped", 0) == 0; });
   if (skipped > 0) r.notes.push_back(std::to_string(skipped) + " variants skipped: --max-seconds reached");

@@ -73,6 +73,7 @@ void print_rows(std::ostream& os, const BenchReport& rep, const std::vector<Col>
   }
 }
 
+void print_matrix_rows(std::ostream& os, const BenchReport& r);  // below print_bench_table
 }  // namespace
 
 const std::vector<std::string>& matrix_columns() {
@@ -81,8 +82,8 @@ const std::vector<std::string>& matrix_columns() {
     for (const StrategyOption& o : strategy_options())
       if (o.bench_axis) names.emplace_back(o.name);
     for (const char* n : {"steps", "iterations_per_step", "particles_ms", "momentum_ms", "pressure_ms",
-                          "project_ms", "other_ms", "total_ms", "steps_per_s", "sim_s_per_s", "bytes_per_step", "flops_per_step", "gbps",
-                          "copy_pct", "relative_speed", "particles_gbps", "momentum_gbps",
+                          "project_ms", "other_ms", "total_ms", "total_ms_min", "total_ms_max", "repeats", "steps_per_s", "sim_s_per_s", "bytes_per_step", "flops_per_step", "gbps",
+                          "copy_pct", "tolerance", "rank", "relative_speed", "particles_gbps", "momentum_gbps",
                           "pressure_gbps", "project_gbps", "error"})
       names.emplace_back(n);
     return names;
@@ -175,7 +176,31 @@ void print_bench_table(std::ostream& os, const BenchReport& r) {
                 {"%copy", 5, nullptr, "copy_pct", "%.1f"}});
     return;
   }
-  os << "ms per step by phase; sim s/s: simulated seconds per wall second; GB/s from the bytes of sim/app/bench/traffic.hpp over the total; speed relative to the slowest\n";
+  os << "ms per step by phase (over all repeats); total: the median of " << number_text(r.rows.empty() ? 0 : r.rows[0].number("repeats"), "%.0f")
+     << " repeats, min and max beside it; sim s/s: simulated seconds per wall second; GB/s from the bytes of "
+        "sim/app/bench/traffic.hpp over the total; fastest first, speed relative to the slowest of its group\n";
+  // Rows that met the tolerance (or ran a fixed budget) by rank; those that
+  // missed it apart, below; failed or skipped rows last.
+  BenchReport met = r, missed = r, other = r;
+  met.rows.clear();
+  missed.rows.clear();
+  other.rows.clear();
+  for (const BenchRow& row : r.rows)
+    (!std::isfinite(row.number("rank")) ? other : missed_tolerance(row) ? missed : met).rows.push_back(row);
+  for (BenchReport* g : {&met, &missed})
+    std::stable_sort(g->rows.begin(), g->rows.end(),
+                     [](const BenchRow& a, const BenchRow& b) { return a.number("rank") < b.number("rank"); });
+  print_matrix_rows(os, met);
+  if (!missed.rows.empty()) {
+    os << "missed the pressure tolerance (not the same answer; ranked apart):\n";
+    print_matrix_rows(os, missed);
+  }
+  if (!other.rows.empty()) print_matrix_rows(os, other);
+}
+
+namespace {
+void print_matrix_rows(std::ostream& os, const BenchReport& r) {
+  if (r.rows.empty()) return;
   print_rows(os, r,
              {{"variant", 0, show_text, "variant", nullptr},
               {"it/step", 7, nullptr, "iterations_per_step", "%.1f"},
@@ -185,12 +210,16 @@ void print_bench_table(std::ostream& os, const BenchReport& r) {
               {"project", 7, nullptr, "project_ms", "%.3f"},
               {"other", 6, nullptr, "other_ms", "%.3f"},
               {"total", 7, nullptr, "total_ms", "%.3f"},
+              {"min", 7, nullptr, "total_ms_min", "%.3f"},
+              {"max", 7, nullptr, "total_ms_max", "%.3f"},
               {"steps/s", 7, nullptr, "steps_per_s", "%.1f"},
               {"sim s/s", 7, nullptr, "sim_s_per_s", "%.4g"},
               {"GB/s", 7, nullptr, "gbps", "%.1f"},
               {"%copy", 5, nullptr, "copy_pct", "%.1f"},
-              {"speed", 5, nullptr, "relative_speed", "%.2f"}});
+              {"speed", 5, nullptr, "relative_speed", "%.2f"},
+              {"tolerance", 0, show_text, "tolerance", nullptr}});
 }
+}  // namespace
 
 BenchReport start_report(const std::string& suite, const Config& cfg, const BenchOptions& opts, bool cuda,
                          std::vector<std::string> columns) {
