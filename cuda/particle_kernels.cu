@@ -93,7 +93,7 @@ void pay_reaction(const Exec& e, const ImpulseFields& f, const real* open, int64
   const size_t faces = static_cast<size_t>(Grid::pitch_for(e.nx)) * static_cast<size_t>(Grid::rows_for(e.ny));
   SIM_CUDA_CHECK(cudaMemsetAsync(f.took_u, 0, faces * sizeof(unsigned long long), e.stream));
   SIM_CUDA_CHECK(cudaMemsetAsync(f.took_v, 0, faces * sizeof(unsigned long long), e.stream));
-  sum_gained_kernel<<<1, 256, 0, e.stream>>>(f.partials, grid.x * grid.y, f.gained);
+  sum_gained_kernel<<<1, 1024, 0, e.stream>>>(f.partials, grid.x * grid.y, f.gained);
   SIM_CUDA_CHECK_LAUNCH("sum_gained_kernel");
 }
 
