@@ -4,7 +4,6 @@
 // mode, and the face update (pass 3) every strategy ends with.
 #pragma once
 #include "cuda/access.cuh"
-#include "cuda/block_table.cuh"
 #include "cuda/fixed_point.cuh"
 #include "cuda/kernels.hpp"
 #include "cuda/particle_launch.cuh"
@@ -91,13 +90,11 @@ __global__ void __launch_bounds__(kParticleBlock) mass_deposit_kernel(KP kp, Vie
                                                                       DepositBuffers b, FixedBuffers fx,
                                                                       uint32_t capacity) {
   const Constants& k = kp.get();
-  const int64_t t = static_cast<int64_t>(blockIdx.x) * kParticleBlock + threadIdx.x;
-  // fixed: every thread reaches the block table's barriers
-  if (kDeposit != DepositMode::fixed && t >= p.size()) return;
-  const int64_t i = t < p.size() ? t : 0;
+  const int64_t i = static_cast<int64_t>(blockIdx.x) * kParticleBlock + threadIdx.x;
+  if (i >= p.size()) return;
   const real x = p.x(i), y = p.y(i), m = particle_mass(p.d(i), k);
   // a particle already lost to the watchdog leaves the fluid as it is (the CPU's rule)
-  const bool live = t < p.size() && p.alive(i) != 0 && finite_motion({x, y, p.vx(i), p.vy(i)});
+  const bool live = p.alive(i) != 0 && finite_motion({x, y, p.vx(i), p.vy(i)});
   if constexpr (kDeposit == DepositMode::atomic) {
     if (live)
       for_each_deposit_face(x, y, k, [&](int, int fu, real wu, int fv, real wv) {
@@ -105,19 +102,12 @@ __global__ void __launch_bounds__(kParticleBlock) mass_deposit_kernel(KP kp, Vie
         if (fv >= 0) atomicAdd(f.mv + fv, wv * m);
       });
   } else if constexpr (kDeposit == DepositMode::fixed) {
-    __shared__ BlockTable<1> table;
-    table.clear();
     const int e = fixed_exponent(fx.bounds, p.size());
-    const auto direct = [&](uint32_t key, const unsigned long long(&s)[1]) {
-      atomicAdd(((key & 1u) != 0 ? fx.mv : fx.mu) + (key >> 1), s[0]);
-    };
     if (live)
       for_each_deposit_face(x, y, k, [&](int, int fu, real wu, int fv, real wv) {
-        const unsigned long long su[1] = {to_fixed(wu * m, e)}, sv[1] = {to_fixed(wv * m, e)};
-        if (fu >= 0) table.add(face_key(fu, 0), su, direct);
-        if (fv >= 0) table.add(face_key(fv, 1), sv, direct);
+        if (fu >= 0) atomicAdd(fx.mu + fu, to_fixed(wu * m, e));
+        if (fv >= 0) atomicAdd(fx.mv + fv, to_fixed(wv * m, e));
       });
-    table.flush(direct);
   } else {
     const size_t base = 8 * static_cast<size_t>(p.id(i) % capacity);
     uint32_t key[8], index[8];
@@ -148,11 +138,10 @@ __global__ void __launch_bounds__(kParticleBlock) drag_deposit_kernel(KP kp, Vie
                                                                       DepositBuffers b, FixedBuffers fx,
                                                                       uint32_t capacity) {
   const Constants& k = kp.get();
-  const int64_t t = static_cast<int64_t>(blockIdx.x) * kParticleBlock + threadIdx.x;
-  if (kDeposit != DepositMode::fixed && t >= p.size()) return;
-  const int64_t i = t < p.size() ? t : 0;
+  const int64_t i = static_cast<int64_t>(blockIdx.x) * kParticleBlock + threadIdx.x;
+  if (i >= p.size()) return;
   const real x = p.x(i), y = p.y(i), vx = p.vx(i), vy = p.vy(i), d = p.d(i);
-  const bool live = t < p.size() && p.alive(i) != 0 && finite_motion({x, y, vx, vy});
+  const bool live = p.alive(i) != 0 && finite_motion({x, y, vx, vy});
   CouplingDeposit q{0, 0, 0, 0};
   if (live)
     q = particle_drag_deposit(Loaded<LdgAccess>{f.mu}, Loaded<LdgAccess>{f.mv}, Loaded<LdgAccess>{f.u},
@@ -170,22 +159,18 @@ __global__ void __launch_bounds__(kParticleBlock) drag_deposit_kernel(KP kp, Vie
         }
       });
   } else if constexpr (kDeposit == DepositMode::fixed) {
-    __shared__ BlockTable<2> table;  // B and A of a face
-    table.clear();
     const int e = fixed_exponent(fx.bounds + 1, p.size());
-    const auto direct = [&](uint32_t key, const unsigned long long(&s)[2]) {
-      const bool on_v = (key & 1u) != 0;
-      atomicAdd((on_v ? fx.bv : fx.bu) + (key >> 1), s[0]);
-      atomicAdd((on_v ? fx.av : fx.au) + (key >> 1), s[1]);
-    };
     if (live && (q.bu != real(0) || q.au != real(0) || q.bv != real(0) || q.av != real(0)))
       for_each_deposit_face(x, y, k, [&](int, int fu, real wu, int fv, real wv) {
-        const unsigned long long su[2] = {to_fixed(wu * q.bu, e), to_fixed(wu * q.au, e)};
-        const unsigned long long sv[2] = {to_fixed(wv * q.bv, e), to_fixed(wv * q.av, e)};
-        if (fu >= 0) table.add(face_key(fu, 0), su, direct);
-        if (fv >= 0) table.add(face_key(fv, 1), sv, direct);
+        if (fu >= 0) {
+          atomicAdd(fx.bu + fu, to_fixed(wu * q.bu, e));
+          atomicAdd(fx.au + fu, to_fixed(wu * q.au, e));
+        }
+        if (fv >= 0) {
+          atomicAdd(fx.bv + fv, to_fixed(wv * q.bv, e));
+          atomicAdd(fx.av + fv, to_fixed(wv * q.av, e));
+        }
       });
-    table.flush(direct);
   } else {
     const size_t base = 8 * static_cast<size_t>(p.id(i) % capacity);
     real vb[8], va[8];

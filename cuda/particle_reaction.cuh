@@ -4,7 +4,6 @@
 #pragma once
 #include "cuda/access.cuh"
 #include "cuda/block_sum.cuh"
-#include "cuda/block_table.cuh"
 #include "cuda/fixed_point.cuh"
 #include "cuda/kernels.hpp"
 #include "cuda/particle_launch.cuh"
@@ -33,27 +32,19 @@ __global__ void sum_gained_kernel(const double* __restrict__ partials, unsigned 
 
 // Every record of what a particle took, onto the faces around where it was
 // (the deposit weights), as integers scaled by 2^e (fixed_exponent of the
-// bound): the sums do not depend on the order of the atomics. A block's
-// records are summed per face first (cuda/block_table.cuh).
+// bound): the sums do not depend on the order of the atomics.
 template <class KP>
 __global__ void __launch_bounds__(kParticleBlock) took_deposit_kernel(KP kp, ImpulseFields im, int64_t slots) {
   const Constants& k = kp.get();
   const int64_t i = static_cast<int64_t>(blockIdx.x) * kParticleBlock + threadIdx.x;
-  __shared__ BlockTable<1> table;  // every thread reaches its barriers
-  table.clear();
-  const float4 t = i < slots ? im.took[i] : make_float4(0.f, 0.f, 0.f, 0.f);
-  const auto direct = [&](uint32_t key, const unsigned long long(&s)[1]) {
-    atomicAdd(((key & 1u) != 0 ? im.took_v : im.took_u) + (key >> 1), s[0]);
-  };
-  if (t.z != 0.f || t.w != 0.f) {
-    const int e = fixed_exponent(im.took_bound, slots);
-    for_each_deposit_face(t.x, t.y, k, [&](int, int fu, real wu, int fv, real wv) {
-      const unsigned long long su[1] = {to_fixed(wu * t.z, e)}, sv[1] = {to_fixed(wv * t.w, e)};
-      if (fu >= 0) table.add(face_key(fu, 0), su, direct);
-      if (fv >= 0) table.add(face_key(fv, 1), sv, direct);
-    });
-  }
-  table.flush(direct);
+  if (i >= slots) return;
+  const float4 t = im.took[i];
+  if (t.z == 0.f && t.w == 0.f) return;
+  const int e = fixed_exponent(im.took_bound, slots);
+  for_each_deposit_face(t.x, t.y, k, [&](int, int fu, real wu, int fv, real wv) {
+    if (fu >= 0) atomicAdd(im.took_u + fu, to_fixed(wu * t.z, e));
+    if (fv >= 0) atomicAdd(im.took_v + fv, to_fixed(wv * t.w, e));
+  });
 }
 
 // Every fluid face of this rank's rows pays its share of what its particles
