@@ -67,12 +67,15 @@ void SnapshotThread::run() {
 
     const auto t0 = Clock::now();
     std::exception_ptr err;
+    SnapshotWriteTiming parts;
+    double take_ms = 0;
     if (!failed) {
       try {
         SimState s = job->take();
+        take_ms = ms_since(t0);
         const std::string path = join_path(series_.dir(), snapshot_file_name(s.step));
         series_.ensure_index();
-        write_snapshot(path, s, meta_);
+        write_snapshot(path, s, meta_, &parts);
         series_.add(path);
       } catch (...) {
         err = std::current_exception();
@@ -86,7 +89,14 @@ void SnapshotThread::run() {
     if (err && !error_) error_ = err;
     if (!failed) {
       timing_.write_ms += ms;
-      if (!err) ++timing_.written;
+      if (!err) {
+        ++timing_.written;
+        timing_.take_ms += take_ms;
+        timing_.fields_ms += parts.fields_ms;
+        timing_.hdf5_ms += parts.hdf5_ms;
+        timing_.sync_ms += parts.sync_ms;
+        timing_.bytes += parts.bytes;
+      }
     }
     space_.notify_all();
   }

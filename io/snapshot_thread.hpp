@@ -32,6 +32,10 @@ struct SnapshotTiming {
   int64_t written = 0;
   double write_ms = 0;  // writer thread: the copy's arrival, fields, file, index
   double wait_ms = 0;   // main thread: blocked in submit() and finish()
+  // The writer thread's time by part: the state's arrival (a GPU's copy into
+  // host memory), then write_snapshot's parts (SnapshotWriteTiming).
+  double take_ms = 0, fields_ms = 0, hdf5_ms = 0, sync_ms = 0;
+  uint64_t bytes = 0;
   // Output time overlapped with stepping.
   double hidden_ms() const { return write_ms > wait_ms ? write_ms - wait_ms : 0.0; }
 };

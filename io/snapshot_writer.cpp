@@ -3,6 +3,8 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <algorithm>
+#include <chrono>
 #include <filesystem>
 
 #include "io/config_writer.hpp"
@@ -77,7 +79,8 @@ void write_header(const h5::File& f, const SimState& s, const SnapshotMeta& meta
 // on any error the temporary is removed (by the committing process) and
 // an OS error is named as such.
 template <class Create, class Fill>
-void write_file(const std::string& path, const std::string& tmp, bool commits, Create&& create, Fill&& fill) {
+void write_file(const std::string& path, const std::string& tmp, bool commits, Create&& create, Fill&& fill,
+                double* sync_ms = nullptr) {
   try {
     h5::File f = create(tmp);
     try {
@@ -89,7 +92,9 @@ void write_file(const std::string& path, const std::string& tmp, bool commits, C
       f.discard();
       throw;
     }
+    const auto t0 = std::chrono::steady_clock::now();
     if (commits) commit_file(tmp, path);
+    if (sync_ms) *sync_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   } catch (const h5::Error& e) {
     if (commits) std::remove(tmp.c_str());
     // An OS error (full disk, read-only file system, I/O error) is what the
@@ -122,14 +127,27 @@ SnapshotMeta make_snapshot_meta(const Config& cfg, const std::string& strategies
   return m;
 }
 
-void write_snapshot(const std::string& path, const SimState& s, const SnapshotMeta& meta) {
-  write_file(path, temporary_path(path), true, [](const std::string& tmp) { return h5::File::create(tmp); },
-             [&](const h5::File& f) {
-               write_header(f, s, meta, s.counters);
-               write_grid(f, snapshot_grid(s, meta.fluid_density), meta);
-               const SnapshotParticles p = snapshot_particles(s.particles);
-               write_particles(f, p, p.size(), 0, meta);
-             });
+void write_snapshot(const std::string& path, const SimState& s, const SnapshotMeta& meta, SnapshotWriteTiming* t) {
+  using Clock = std::chrono::steady_clock;
+  const auto ms = [](Clock::time_point a) { return std::chrono::duration<double, std::milli>(Clock::now() - a).count(); };
+  const auto t0 = Clock::now();
+  SnapshotWriteTiming w;
+  write_file(
+      path, temporary_path(path), true, [](const std::string& tmp) { return h5::File::create(tmp); },
+      [&](const h5::File& f) {
+        auto a = Clock::now();
+        const SnapshotGrid g = snapshot_grid(s, meta.fluid_density);
+        const SnapshotParticles p = snapshot_particles(s.particles);
+        w.fields_ms = ms(a);
+        write_header(f, s, meta, s.counters);
+        write_grid(f, g, meta);
+        write_particles(f, p, p.size(), 0, meta);
+      },
+      &w.sync_ms);
+  w.hdf5_ms = std::max(ms(t0) - w.fields_ms - w.sync_ms, 0.0);
+  std::error_code ec;
+  w.bytes = static_cast<uint64_t>(std::filesystem::file_size(path, ec));
+  if (t) *t = w;
 }
 
 bool collective_snapshots_available() { return h5::File::collective_available(); }

@@ -2,6 +2,7 @@
 // One snapshot file, snap_NNNNNN.h5; the layout is documented in docs/OUTPUT.md
 // and read back by io/snapshot_reader.
 #pragma once
+#include <cstdint>
 #include <string>
 
 #include "io/hdf5_file.hpp"
@@ -27,7 +28,15 @@ SnapshotMeta make_snapshot_meta(const Config& cfg, const std::string& strategies
 // Writes the file under temporary_path(path), then renames it to `path`:
 // `path` is either the previous file or the complete new one, never a part.
 // Throws std::runtime_error naming the file.
-void write_snapshot(const std::string& path, const SimState& s, const SnapshotMeta& meta);
+// Where one snapshot's time went (SnapshotTiming adds them up).
+struct SnapshotWriteTiming {
+  double fields_ms = 0;  // the derived fields and the particles in id order
+  double hdf5_ms = 0;    // the datasets written and the file closed (page cache)
+  double sync_ms = 0;    // fsync and rename: the bytes on the disk
+  uint64_t bytes = 0;    // the file's size
+};
+void write_snapshot(const std::string& path, const SimState& s, const SnapshotMeta& meta,
+                    SnapshotWriteTiming* timing = nullptr);
 
 class Comm;
 // Whether this build writes a snapshot from several ranks together

@@ -73,6 +73,13 @@ void print_summary(std::ostream& os, const RunSummary& s) {
   std::snprintf(line, sizeof line, "  %-10s %10.1f %10.4f\n", "total", total, total / steps);
   os << line;
   if (s.output_hidden_ms > 0) os << "  output hidden behind stepping: " << fmt("%.1f", s.output_hidden_ms) << " ms\n";
+  if (s.snapshots > 0 && s.snapshot_bytes > 0) {
+    const double file_ms = s.snapshot_hdf5_ms + s.snapshot_sync_ms;
+    os << "  snapshots: " << s.snapshots << ", " << fmt("%.1f", s.snapshot_bytes / 1e6) << " MB, to disk at "
+       << fmt("%.0f", file_ms > 0 ? s.snapshot_bytes / (1e3 * file_ms) : 0.0) << " MB/s (writer thread: state copy "
+       << fmt("%.1f", s.snapshot_take_ms) << " ms, fields " << fmt("%.1f", s.snapshot_fields_ms) << ", HDF5 "
+       << fmt("%.1f", s.snapshot_hdf5_ms) << ", fsync " << fmt("%.1f", s.snapshot_sync_ms) << ")\n";
+  }
   if (s.ranks > 1 && !s.rank_comm_ms.empty()) {
     const auto [lo, hi] = std::minmax_element(s.rank_comm_ms.begin(), s.rank_comm_ms.end());
     const auto [rlo, rhi] = std::minmax_element(s.rank_rows.begin(), s.rank_rows.end());

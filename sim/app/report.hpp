@@ -38,6 +38,11 @@ struct RunSummary {
   std::vector<std::string> obstacles;  // each obstacle's shape, config order (its force is in diag)
   double h = 0;
   double output_hidden_ms = 0;  // part of the output time overlapped with stepping
+  // The snapshots the writer thread wrote: count, bytes, and its time by
+  // part (SnapshotTiming: the device copy's arrival, fields, HDF5, fsync).
+  int64_t snapshots = 0;
+  uint64_t snapshot_bytes = 0;
+  double snapshot_take_ms = 0, snapshot_fields_ms = 0, snapshot_hdf5_ms = 0, snapshot_sync_ms = 0;
   // A run over several ranks: their count, rows per rank, and each rank's
   // time in communication (reductions, halo rows, gathers, migration).
   int ranks = 1;

@@ -393,7 +393,14 @@ RunSummary summarize(const Config& cfg, const Comm& comm, Simulation& sim, const
   s.wall_s = wall;
   s.phase_ms = sim.backend().timer().totals_ms();
   s.phase_ms[static_cast<int>(Phase::output)] += output.main_thread_ms();
-  s.output_hidden_ms = output.timing().hidden_ms();
+  const SnapshotTiming out_t = output.timing();
+  s.output_hidden_ms = out_t.hidden_ms();
+  s.snapshots = out_t.written;
+  s.snapshot_bytes = out_t.bytes;
+  s.snapshot_take_ms = out_t.take_ms;
+  s.snapshot_fields_ms = out_t.fields_ms;
+  s.snapshot_hdf5_ms = out_t.hdf5_ms;
+  s.snapshot_sync_ms = out_t.sync_ms;
   s.pressure_iterations_mean = s.steps > 0 ? double(sim.pressure_iterations_total()) / s.steps : 0.0;
   s.last_pressure = sim.last_pressure();
   s.tolerance = cfg.tolerance;
