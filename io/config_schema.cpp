@@ -166,7 +166,7 @@ void pressure_keys(std::vector<Field<Config>>& k) {
   k.push_back(held_in_float64(number<C>(
       "pressure.tolerance", SIM_MEMBER(tolerance), "", interval(1e-12, false, 1, true),
       "Stop when the relative residual norm(b - A p) / norm(b) falls below this. jacobi and sor "
-      "iterate on the float32 pressure and stall near 1e-5 (more on fine grids); multigrid and fft "
+      "iterate on the float32 pressure and stall near 1e-5 (more on fine grids: give them 1e-4); multigrid and fft "
       "solve for a float64 pressure and reach 1e-12.")));
   k.push_back(integer<C>("pressure.max_iterations", SIM_MEMBER(max_iterations), "iterations", ge(1),
                          "Iteration limit per solve (jacobi and sor: sweeps; multigrid: preconditioned CG iterations)."));

@@ -129,7 +129,9 @@ void claim_output(const Config& cfg, const RunOptions& opts, std::optional<SetAs
     aside.emplace(cfg.output, old);
     return;
   }
-  throw std::runtime_error("output directory '" + cfg.output + "' holds snapshots of another run (" + old.front() +
+  // a snapshot or the index named first, diagnostics.csv only when alone
+  const std::string first = old.front() == kDiagnosticsName && old.size() > 1 ? old[1] : old.front();
+  throw std::runtime_error("output directory '" + cfg.output + "' holds snapshots of another run (" + first +
                            (old.size() > 1 ? " and " + std::to_string(old.size() - 1) + " more" : "") +
                            "); pass --overwrite to replace them or --restart one of them");
 }
