@@ -166,7 +166,7 @@ void pressure_keys(std::vector<Field<Config>>& k) {
   k.push_back(held_in_float64(number<C>(
       "pressure.tolerance", SIM_MEMBER(tolerance), "", interval(1e-12, false, 1, true),
       "Stop when the relative residual norm(b - A p) / norm(b) falls below this. jacobi and sor "
-      "iterate on the float32 pressure and stall near 1e-5 (more on fine grids); multigrid and fft "
+      "iterate on the float32 pressure and stall near 1e-5 (more on fine grids: give them 1e-4); multigrid and fft "
       "solve for a float64 pressure and reach 1e-12.")));
   k.push_back(integer<C>("pressure.max_iterations", SIM_MEMBER(max_iterations), "iterations", ge(1),
                          "Iteration limit per solve (jacobi and sor: sweeps; multigrid: preconditioned CG iterations)."));
@@ -238,7 +238,19 @@ void run_keys(std::vector<Field<Config>>& k) {
   k.push_back(std::move(end_time));
   k.push_back(integer<C>("run.seed", SIM_MEMBER(seed), "", ge(0), "Random seed (particle placement and injection)."));
   k.push_back(integer<C>("run.snapshot_every", SIM_MEMBER(snapshot_every), "steps", ge(0),
-                         "Write a snapshot every N steps; 0 = only after the last step."));
+                         "Write a snapshot every N steps; 0 = only after the last step (and the initial one)."));
+  auto snap_interval = held_in_float64(number<C>(
+      "run.snapshot_interval", SIM_MEMBER(snapshot_interval), "s", gt(0),
+      "Also write a snapshot whenever the simulated time reaches a multiple of this: the step before is cut "
+      "to land on it exactly, as on run.end_time. With run.snapshot_every both apply. Default 0: none."));
+  snap_interval.default_is_none = true;
+  k.push_back(std::move(snap_interval));
+  k.push_back(boolean<C>("run.snapshot_initial", SIM_MEMBER(snapshot_initial),
+                         "Write the initial state (step 0, t = 0) as the first snapshot of a fresh run (a restart "
+                         "does not rewrite the snapshot it starts from)."));
+  k.push_back(integer<C>("run.diagnostics_every", SIM_MEMBER(diagnostics_every), "steps", ge(0),
+                         "Append a row to OUTPUT/diagnostics.csv every N steps (and at step 0 of a fresh run); "
+                         "0 = no diagnostics.csv."));
   k.push_back(string<C>("run.output", SIM_MEMBER(output), non_empty(), "Output directory."));
   k.push_back(enumeration<Layout, C>("run.layout", SIM_MEMBER(layout), "Particle storage: array of structs or struct of arrays."));
   k.push_back(enumeration<BackendKind, C>("run.backend", SIM_MEMBER(backend), "auto = cuda when a device is present, else cpu."));

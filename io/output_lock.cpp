@@ -16,6 +16,7 @@
 
 #include "io/hdf5_file.hpp"
 #include "io/snapshot_files.hpp"
+#include "io/diagnostics_csv.hpp"
 #include "io/xdmf.hpp"
 
 namespace sim {
@@ -144,6 +145,13 @@ bool sim_index(const std::string& path) {
   return read_head(path, prologue.size(), head) && head == prologue;
 }
 
+// diagnostics.csv as sim begins it (a header of its columns).
+bool sim_diagnostics(const std::string& path) {
+  const std::string start = kDiagnosticsHeadStart;
+  std::string head;
+  return read_head(path, start.size(), head) && head == start;
+}
+
 // A killed writer's temporary: empty, or beginning as sim writes it.
 bool sim_temporary(const std::string& path, bool index) {
   std::string head;
@@ -166,9 +174,10 @@ std::vector<std::string> named_as_series(const std::string& dir, bool own) {
   for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
     const std::string n = e.path().filename().string();
     const std::string path = join_path(dir, n);
-    const bool snapshot = snapshot_name(n), index = index_name(n);
-    if (!snapshot && !index) continue;
-    if ((snapshot ? sim_snapshot(path) : sim_index(path)) == own) names.push_back(n);
+    const bool snapshot = snapshot_name(n), index = index_name(n), diagnostics = n == kDiagnosticsName;
+    if (!snapshot && !index && !diagnostics) continue;
+    const bool sims = snapshot ? sim_snapshot(path) : index ? sim_index(path) : sim_diagnostics(path);
+    if (sims == own) names.push_back(n);
   }
   std::sort(names.begin(), names.end());
   return names;

@@ -29,11 +29,12 @@ inline constexpr const char* kLockName = ".sim.lock";
 // The series files of a sim run in `dir`, recognised by their content, not
 // by name alone: sim.xdmf when it begins as sim writes its index
 // (kXdmfPrologue), snap_<digits>.h5 when it is an HDF5 file carrying sim's
-// snapshot attributes. Sorted. A file of another origin under such a name
+// snapshot attributes, diagnostics.csv when it begins as sim's header
+// (kDiagnosticsHeadStart). Sorted. A file of another origin under such a name
 // is not sim's: never counted as another run's, moved or removed.
 std::vector<std::string> series_files(const std::string& dir);
 
-// Files under a name of sim's series (sim.xdmf, snap_<digits>.h5) that sim
+// Files under a name of sim's series (sim.xdmf, snap_<digits>.h5, diagnostics.csv) that sim
 // did not write, by the same test: a run would replace them. Sorted.
 std::vector<std::string> foreign_series_files(const std::string& dir);
 

@@ -116,7 +116,7 @@ struct SnapshotField {
 // meaning here changes the format (kSnapshotFormatVersion).
 inline constexpr SnapshotField kSnapshotFields[] = {
     {"pressure", Placement::cell, 1, &SnapshotGrid::pressure, XdmfRole::scalar, RestartUse::none, "Pa",
-     "`rho_f * phi` at cell centres; defined up to a constant in closed domains"},
+     "`rho_f * phi` at cell centres, the dynamic pressure (gravity acts on the particles only: no hydrostatic part); defined up to a constant in closed domains"},
     {"vorticity", Placement::cell, 1, &SnapshotGrid::vorticity, XdmfRole::scalar, RestartUse::none, "1/s",
      "`dv/dx - du/dy` at the four cell corners (from the faces and the boundary ghosts), averaged to the centre"},
     {"divergence", Placement::cell, 1, &SnapshotGrid::divergence, XdmfRole::scalar, RestartUse::none, "1/s",

@@ -224,7 +224,7 @@ int check_index(const std::string& dir) {
     names.insert(index.substr(at + 1, index.find(':', at) - at - 1));
   for (const std::string& name : names) {
     INFO(name);
-    CHECK(read_snapshot_header(dir + "/" + name).step > 0);
+    CHECK(read_snapshot_header(dir + "/" + name).step >= 0);
   }
   return static_cast<int>(names.size());
 }
@@ -260,7 +260,7 @@ TEST_CASE("cli: a full disk stops the run with one line, earlier snapshots intac
   if (!disk.mounted) return;
   const test::SimResult r =
       test::run_sim("--backend cpu --steps 20 --snapshot-every 5 --output " + dir + "/box --set domain.nx=64"
-                    " --set domain.ny=64 --set particles.regions[0].count=500 " + box);
+                    " --set domain.ny=64 --set particles.regions[0].count=500 --set run.snapshot_initial=false " + box);
   INFO(r.out);
   CHECK(r.status == 1);  // an exit status, not a signal (-1)
   CHECK(r.out.find("sim: error: no space left on device writing " + dir + "/box/snap_0000") != std::string::npos);
@@ -279,7 +279,7 @@ TEST_CASE("cli: a full disk stops the run with one line, earlier snapshots intac
 // snapshot with no index, where the docs promise the index stays valid).
 TEST_CASE("cli: a disk full at the first write leaves no snapshot without a valid index") {
   const std::string probe = test::scratch_dir("cli_first_write_probe");
-  const std::string args = " --backend cpu --steps 1 --snapshot-every 0" + small + box;
+  const std::string args = " --backend cpu --steps 1 --snapshot-every 0 --set run.snapshot_initial=false" + small + box;
   REQUIRE(test::run_sim("--output " + probe + args).status == 0);
   const auto snapshot_bytes = std::filesystem::file_size(probe + "/snap_000001.h5");
   const std::string dir = test::scratch_dir("cli_first_write");
@@ -309,7 +309,9 @@ TEST_CASE("cli: a disk full at the first write leaves no snapshot without a vali
 
 TEST_CASE("cli: a write error mid-run (file size limit) stops the run with one line, no signal") {
   const std::string dir = test::scratch_dir("cli_write_error");
-  const std::string args = "--backend cpu --snapshot-every 2 --output " + dir + small + box;
+  // no initial snapshot: the index of three would pass the limit below itself
+  const std::string args =
+      "--backend cpu --snapshot-every 2 --set run.snapshot_initial=false --output " + dir + small + box;
   REQUIRE(test::run_sim("--steps 4 " + args).status == 0);
   // Continue the series under a 16 KiB file-size limit: the next snapshot
   // (about 30 KiB) cannot be written, the ones on disk must stay as they are.
@@ -352,7 +354,7 @@ TEST_CASE("cli: a second run into the same output directory refuses at once, nam
   REQUIRE(::waitpid(first, &st, 0) == first);
   reap.pid = -1;
   CHECK(WIFEXITED(st));
-  CHECK(series_files(dir).size() == 2);  // its last snapshot and sim.xdmf
+  CHECK(series_files(dir).size() == 4);  // its initial and last snapshots, sim.xdmf and diagnostics.csv
   CHECK(test::run_sim("--backend cpu --steps 2 --overwrite --output " + dir + small + box).status == 0);
 }
 
@@ -362,18 +364,18 @@ TEST_CASE("cli: another run's snapshots are refused without --overwrite, removed
   REQUIRE(test::run_sim("--steps 6" + args).status == 0);
   const test::SimResult refused = test::run_sim("--steps 2" + args);
   CHECK(refused.status == 1);
-  CHECK(refused.out == "sim: error: output directory '" + dir + "' holds snapshots of another run (sim.xdmf and 3 "
+  CHECK(refused.out == "sim: error: output directory '" + dir + "' holds snapshots of another run (sim.xdmf and 5 "
                        "more); pass --overwrite to replace them or --restart one of them\n");
   CHECK(read_snapshot_header(dir + "/snap_000006.h5").step == 6);
-  CHECK(check_index(dir) == 3);
+  CHECK(check_index(dir) == 4);  // 0 (the initial state), 2, 4, 6
 
   // A restart from one of them continues that series.
   CHECK(test::run_sim("--steps 8 --restart " + dir + "/snap_000004.h5" + args).status == 0);
-  CHECK(check_index(dir) == 4);
+  CHECK(check_index(dir) == 5);
 
   const test::SimResult replaced = test::run_sim("--steps 2 --overwrite" + args);
   CHECK(replaced.status == 0);
-  CHECK(check_index(dir) == 1);
+  CHECK(check_index(dir) == 2);
   for (int step : {4, 6, 8}) CHECK_FALSE(std::filesystem::exists(dir + "/" + snapshot_file_name(step)));
 }
 
@@ -404,11 +406,12 @@ TEST_CASE("cli: --overwrite keeps the old series until the new run has results, 
   write("snap_000002.h5." + pid + ".tmp", "not HDF5");  // a temporary's name, not sim's content
   write("snap_000008.h5." + pid + ".tmp", hdf5_signature + "partial");  // a killed writer's
   write("sim.xdmf." + pid + ".tmp", "");                                // a killed writer's, empty
-  const std::vector<std::string> old = {"sim.xdmf", "snap_000002.h5", "snap_000004.h5"};
+  const std::vector<std::string> old = {"diagnostics.csv", "sim.xdmf", "snap_000000.h5", "snap_000002.h5",
+                                        "snap_000004.h5"};
   CHECK(series_files(dir) == old);
   auto old_series_intact = [&] {
     CHECK(series_files(dir) == old);
-    CHECK(check_index(dir) == 2);
+    CHECK(check_index(dir) == 3);
     CHECK(read_snapshot_header(dir + "/snap_000004.h5").step == 4);
   };
   // runs that fail before any result: the old series is back, whole
@@ -431,8 +434,9 @@ TEST_CASE("cli: --overwrite keeps the old series until the new run has results, 
   // a run with results replaces the series, and only it
   const test::SimResult replaced = test::run_sim("--steps 3 --overwrite" + args);
   CHECK(replaced.status == 0);
-  CHECK(series_files(dir) == std::vector<std::string>{"sim.xdmf", "snap_000002.h5", "snap_000003.h5"});
-  CHECK(check_index(dir) == 2);
+  CHECK(series_files(dir) == std::vector<std::string>{"diagnostics.csv", "sim.xdmf", "snap_000000.h5",
+                                                      "snap_000002.h5", "snap_000003.h5"});
+  CHECK(check_index(dir) == 3);
   for (const std::string& kept :
        {std::string("snap_notes.h5"), "sim.xdmf." + pid + ".tmp.bak", "snap_000002.h5." + pid + ".tmp"})
     CHECK_MESSAGE(std::filesystem::exists(dir + "/" + kept), kept);
@@ -441,7 +445,7 @@ TEST_CASE("cli: --overwrite keeps the old series until the new run has results, 
 
   // a file sim did not write under a name of its series is never replaced,
   // with or without --overwrite: the run is refused
-  for (const std::string name : {"sim.xdmf", "snap_000009.h5"}) {
+  for (const std::string name : {"sim.xdmf", "snap_000009.h5", "diagnostics.csv"}) {
     const std::string foreign = test::scratch_dir("cli_overwrite_foreign");
     std::ofstream(foreign + "/" + name) << "the user's data\n";
     for (const std::string flag : {"", " --overwrite"}) {

@@ -687,7 +687,8 @@ TEST_CASE("config: nonzero numbers outside the normal float32 range are refused 
   walk(s.obstacles.fields, "obstacles[i].");
   walk(s.regions.fields, "particles.regions[i].");
   CHECK(float64_keys ==
-        std::vector<std::string>{"time.cfl", "pressure.tolerance", "particles.inject.rate", "run.end_time"});
+        std::vector<std::string>{"time.cfl", "pressure.tolerance", "particles.inject.rate", "run.end_time",
+                                 "run.snapshot_interval"});
 }
 
 // A config file was read whole, whatever its size: /dev/zero or an endless

@@ -70,3 +70,33 @@ TEST_CASE("gpu: with graphs a run stops exactly at run.end_time, as without") {
     CHECK(sim::test::first_difference(device.state, host.state) == "");
   }
 }
+
+// run.snapshot_interval on the device clock: each multiple is a landing the
+// host must see (Simulation::landed_on_interval), so it steps synchronously
+// near each one. Catches: a multiple passed while steps were queued ahead
+// (no landing seen, or a clock off the multiple), and a device run whose
+// steps differ from the host-stepped one.
+TEST_CASE("gpu: with graphs the steps land on every multiple of run.snapshot_interval, as without") {
+  sim::Config cfg = sim::test::gpu_case("box.toml", 1);
+  cfg.end_time = 0.1356;
+  cfg.steps_given = false;
+  cfg.snapshot_interval = 0.03;
+  cfg.backend = sim::BackendKind::cuda;
+  std::vector<std::vector<double>> landings(2);
+  std::vector<sim::SimState> states(2);
+  for (int graphs = 0; graphs < 2; ++graphs) {
+    cfg.graphs = graphs == 1;
+    const std::unique_ptr<sim::Simulation> s = sim::test::make_sim(cfg);
+    CHECK(s->asynchronous() == (graphs == 1));
+    while (!s->at_end()) {
+      s->step();
+      if (s->landed_on_interval()) landings[graphs].push_back(s->time());
+      REQUIRE(s->step_index() < 100000);
+    }
+    states[graphs] = s->download();
+  }
+  CHECK(landings[0] == std::vector<double>{0.03, 2 * 0.03, 3 * 0.03, 4 * 0.03});
+  CHECK(landings[1] == landings[0]);
+  CHECK(states[1].step == states[0].step);
+  CHECK(sim::test::first_difference(states[1], states[0]) == "");
+}

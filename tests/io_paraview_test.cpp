@@ -35,7 +35,7 @@ std::string range_of(const std::vector<float>& a, size_t stride = 1) {
 }
 
 // A channel with an obstacle on non-square cells; tracers start entering
-// after the first snapshot, so one snapshot has no particles.
+// after the initial snapshot (t = 0), so one snapshot has no particles.
 void write_paraview_case(const std::string& dir) {
   const Config cfg = test::case_config(
       "channel.toml", dir,
@@ -43,7 +43,7 @@ void write_paraview_case(const std::string& dir) {
   REQUIRE(test::run_case(cfg) == 0);
   SnapshotSeries series(dir);
   series.adopt_existing(cfg.steps, cfg.nx, cfg.ny);
-  REQUIRE(series.steps().size() == 3);
+  REQUIRE(series.steps().size() == 4);  // t = 0 and steps 2, 4, 6
   // The arrays sim.xdmf lists, with their components: {"pressure": 1, ...}.
   std::string cell_arrays, point_arrays;
   for (const SnapshotField& f : kSnapshotFields) {

@@ -22,6 +22,7 @@
 #include "io/snapshot_series.hpp"
 #include "io/snapshot_thread.hpp"
 #include "io/snapshot_writer.hpp"
+#include "sim/app/run_output.hpp"
 #include "sim/app/report.hpp"
 #include "sim/app/backend_factory.hpp"
 #include "cuda/cuda_backend.hpp"
@@ -58,118 +59,6 @@ void write_summary_json(const std::string& path, const RunSummary& s) {
 }
 
 using Clock = std::chrono::steady_clock;
-double ms_since(Clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
-
-bool same_directory(const std::string& file, const std::string& dir) {
-  std::error_code ec;
-  const std::filesystem::path parent = std::filesystem::absolute(file, ec).parent_path();
-  return !ec && std::filesystem::equivalent(parent, dir, ec) && !ec;
-}
-
-// Snapshots of one run: the series index, the writer, and the main-thread
-// time they cost (download and waits). One rank writes on a thread of its
-// own while the stepping goes on. Over several ranks, with parallel HDF5
-// every rank writes its own rows and particles into the file together
-// (write_snapshot_collective) on the main thread, MPI being called from
-// that thread only; without it every rank takes part in each download (it
-// gathers the state onto rank 0) and rank 0 writes on its thread. Rank 0
-// keeps the index either way.
-class RunOutput {
- public:
-  // `aside`: the series --overwrite set aside (rank 0, or null), committed
-  // once a snapshot after the first step is on disk.
-  RunOutput(const Config& cfg, const SimState& start, const RunOptions& opts, const Backend& backend,
-            const std::string& solver, SetAsideSeries* aside)
-      : aside_(aside),
-        first_step_(start.step),
-        comm_(opts.comm),
-        root_(opts.comm.rank() == 0),
-        collective_(opts.comm.size() > 1 && cfg.collective && collective_snapshots_available()),
-        dir_(cfg.output) {
-    every_ = cfg.snapshot_every;
-    if (!opts.restart.empty()) last_written_ = start.step;  // the restart file itself
-    const std::string strategies = backend.name() + " | " + backend.strategies() + " | pressure solver " + solver;
-    if (collective_) meta_ = make_snapshot_meta(cfg, strategies);
-    if (!root_) return;
-    SnapshotSeries series(cfg.output);
-    // Restarting inside the output directory continues its series in sim.xdmf.
-    if (!opts.restart.empty() && same_directory(opts.restart, cfg.output))
-      series.adopt_existing(start.step, start.grid.nx, start.grid.ny);
-    if (collective_) series_.emplace(std::move(series));
-    else writer_.emplace(make_snapshot_meta(cfg, strategies), std::move(series));
-  }
-
-  void after_step(Simulation& sim) {
-    if (every_ > 0 && sim.step_index() % every_ == 0) write(sim);
-    if (aside_ && !aside_->committed()) commit_if_written();
-  }
-
-  // The final state, unless it is already on disk; then waits for the writer.
-  void finish(Simulation& sim) {
-    if (last_written_ != sim.step_index()) write(sim);
-    if (writer_) {
-      const auto t0 = Clock::now();
-      writer_->finish();
-      main_ms_ += ms_since(t0);
-    }
-    if (aside_) commit_if_written();
-  }
-
-  double main_thread_ms() const { return main_ms_; }
-  // The writer thread's; a collective write runs on the main thread, all of
-  // it in main_thread_ms, none hidden.
-  SnapshotTiming timing() const { return writer_ ? writer_->timing() : SnapshotTiming{}; }
-  bool collective() const { return collective_; }
-
- private:
-  // The old series goes once a snapshot of this run after its first step
-  // is on disk. A snapshot of the start itself is written only by a run that
-  // made no step (finish), so any snapshot written after one was submitted
-  // past the start is such a snapshot.
-  void commit_if_written() {
-    const int64_t done = writer_ ? writer_->timing().written : collective_written_;
-    if (submitted_after_first_ && done >= 1) aside_->commit();
-  }
-
-  void write(Simulation& sim) {
-    if (sim.step_index() > first_step_) submitted_after_first_ = true;
-    const auto t0 = Clock::now();
-    if (collective_) {
-      const SimState part = sim.download_own();
-      const int j0 = sim.backend().ranks().j0(), j1 = sim.backend().ranks().j1();
-      const std::string path = join_path(dir_, snapshot_file_name(part.step));
-      agree(comm_, [&] {
-        if (series_) series_->ensure_index();
-      });
-      write_snapshot_collective(path, part, j0, j1, meta_, comm_);
-      agree(comm_, [&] {
-        if (series_) series_->add(path);
-      });
-      ++collective_written_;
-    } else {
-      std::unique_ptr<PendingState> state = sim.begin_download();
-      if (writer_) writer_->submit(std::move(state));
-    }
-    main_ms_ += ms_since(t0);
-    last_written_ = sim.step_index();
-  }
-
-  SetAsideSeries* aside_ = nullptr;
-  int64_t first_step_ = 0;
-  bool submitted_after_first_ = false;
-  int64_t collective_written_ = 0;
-  Comm comm_;
-  bool root_ = true, collective_ = false;
-  std::string dir_;
-  SnapshotMeta meta_;                      // collective: every rank's copy
-  std::optional<SnapshotSeries> series_;   // collective: rank 0's index
-  std::optional<SnapshotThread> writer_;   // otherwise: rank 0's writer
-  int64_t every_ = 0;
-  int64_t last_written_ = -1;
-  double main_ms_ = 0;
-};
 
 // SIGINT, SIGTERM, SIGHUP, SIGUSR1 and SIGUSR2 end the run cleanly after
 // the current step: the final snapshot is written, so an interrupted run
@@ -240,7 +129,9 @@ void claim_output(const Config& cfg, const RunOptions& opts, std::optional<SetAs
     aside.emplace(cfg.output, old);
     return;
   }
-  throw std::runtime_error("output directory '" + cfg.output + "' holds snapshots of another run (" + old.front() +
+  // a snapshot or the index named first, diagnostics.csv only when alone
+  const std::string first = old.front() == kDiagnosticsName && old.size() > 1 ? old[1] : old.front();
+  throw std::runtime_error("output directory '" + cfg.output + "' holds snapshots of another run (" + first +
                            (old.size() > 1 ? " and " + std::to_string(old.size() - 1) + " more" : "") +
                            "); pass --overwrite to replace them or --restart one of them");
 }
@@ -469,6 +360,7 @@ int run(const Config& cfg, const RunOptions& opts, std::ostream& out, std::ostre
   const double first_time = sim.time();
   const auto t0 = Clock::now();
   const StopOnSignal stop_on_signal(sim);  // until the run returns: the last snapshot's writes included
+  output.start(sim);  // the initial snapshot and the first row of diagnostics.csv
   const StepsDone done = step_to_end(cfg, comm, sim, output, progress, opts.progress_every, out, err, t0);
   output.finish(sim);
   const double wall = std::chrono::duration<double>(Clock::now() - t0).count();

@@ -93,7 +93,7 @@ struct Config {
 
   // [pressure]
   PressureSolverKind solver = PressureSolverKind::auto_;
-  double tolerance = 1e-4;   // relative residual ||b - A p|| / ||b|| (float32 fields: ~1e-5 is the floor)
+  double tolerance = 1e-6;   // relative residual ||b - A p|| / ||b|| (float32 fields: ~1e-5 is the floor)
   int max_iterations = 2000;
   double omega = 0.0;        // SOR relaxation factor; 0 = optimal for the grid
   int check_every = 10;      // residual checked every N sweeps
@@ -125,6 +125,9 @@ struct Config {
   double end_time = 0.0;  // [s] stop at this simulated time, the last step shortened to land on it; 0 = none
   uint64_t seed = 1;
   int64_t snapshot_every = 0;  // 0 = only the last step
+  double snapshot_interval = 0.0;  // [s] also a snapshot at every multiple of this simulated time; 0 = none
+  bool snapshot_initial = true;    // a fresh run writes the state at t = 0 as its first snapshot
+  int64_t diagnostics_every = 10;  // a row of OUTPUT/diagnostics.csv every N steps; 0 = none
   std::string output = "out";
   Layout layout = Layout::soa;
   BackendKind backend = BackendKind::auto_;

@@ -89,6 +89,7 @@ Simulation::Simulation(const Config& cfg, std::unique_ptr<Backend> backend, cons
   scheme_ = time_scheme(cfg.implicit_viscosity());
   rule_.inject_rate = cfg.inject.rate;
   rule_.end_time = cfg.end_time;
+  rule_.interval = cfg.snapshot_interval;
   backend_->set_constants(k_);
   backend_->upload(state);
   // fluid.viscous_solver = transform where it does not apply stops here.
@@ -140,13 +141,18 @@ double Simulation::next_dt() {
 // the host reads the records a few steps behind (absorb).
 StepInfo Simulation::step() {
   const bool on_device = async_ready();
+  landed_ = false;  // out of reach the step lands on no multiple of the interval
   if (on_device && !end_in_reach()) return step_on_device();
   if (at_end()) throw std::logic_error("Simulation::step: the clock is at run.end_time, no step is left");
+  if (on_device) drain();  // near a landing the host's clock is the device's
+  const double interval_time = next_multiple(rule_.interval, time_);
   if (on_device) {
-    // Near the end (end_in_reach): drained by at_end, one step, drained, so
-    // the host sees the clock of every step and queues none past the end.
+    // Near the end or a multiple of the interval (end_in_reach): drained,
+    // one step, drained, so the host sees the clock of every step and
+    // queues none past the end.
     step_on_device();
     drain();
+    landed_ = time_ == interval_time;
     StepInfo info;
     info.dt = dt_;
     info.pressure = last_pressure_;
@@ -184,6 +190,7 @@ StepInfo Simulation::step() {
   last_pressure_ = info.pressure;
   time_ = clock_after(rule_, time_, dt_);  // the device's clock alike (choose_dt_kernel)
   ++step_;
+  landed_ = time_ == interval_time;
   return info;
 }
 
@@ -325,10 +332,14 @@ bool Simulation::async_ready() {
 // (as many steps where dt is at dt_max or fixed, more where the flow keeps dt
 // below dt_max), a host round trip each. Making a step from the end a no-op
 // on the device instead would touch every kernel that reads dt.
+//
+// A multiple of run.snapshot_interval is such a landing too: the host must
+// see the step that lands on it (landed_on_interval) to write its snapshot.
 bool Simulation::end_in_reach() const {
-  if (!(rule_.end_time > 0) || !device_) return false;
+  const double land = next_landing(rule_, time_);
+  if (!(land < INFINITY) || !device_) return false;
   const double bound = (rule_.fixed_dt > 0 ? rule_.fixed_dt : rule_.dt_max) * (1.0 + kEndSliver);
-  return time_ + (device_->records_in_flight() + 2) * bound >= rule_.end_time;
+  return time_ + (device_->records_in_flight() + 2) * bound >= land;
 }
 
 bool Simulation::at_end() {

@@ -59,6 +59,9 @@ class Simulation {
   // Whether the clock has reached run.end_time (false without one). Exact
   // on an asynchronous backend too: it drains when the device may be there.
   bool at_end();
+  // Whether the last step() landed on a multiple of run.snapshot_interval
+  // (the step before it cut to reach it exactly: choose_dt).
+  bool landed_on_interval() const { return landed_; }
   // Whether steps run without host round trips (gpu.graphs, a backend and
   // a pressure solver that can).
   bool asynchronous() const { return async_; }
@@ -82,6 +85,11 @@ class Simulation {
   double time() {
     drain();
     return time_;
+  }
+  // The last step's dt [s] (the restart file's before the first step).
+  double dt() {
+    drain();
+    return dt_;
   }
   const PressureStats& last_pressure() {
     drain();
@@ -162,6 +170,7 @@ class Simulation {
   static constexpr int kRecordsAhead = 16;
   bool async_ = false;
   bool clock_started_ = false;
+  bool landed_ = false;
   int64_t first_step_ = 0;
 
   void set_dt(double dt);  // k_.dt, uploaded to the backend

@@ -28,6 +28,7 @@ struct DtRule {
   double viscous_limit = 0;  // viscous_dt_limit of the config; infinite with implicit viscosity
   double inject_rate = 0;    // particles.inject.rate [1/s]
   double end_time = 0;       // run.end_time [s]; 0 = none
+  double interval = 0;       // run.snapshot_interval [s]: steps land on its multiples; 0 = none
 };
 
 struct DtChoice {
@@ -44,12 +45,30 @@ struct DtChoice {
 // mode at the limit is amplified by |1 - 2 x 1.001| = 1.002 in that step).
 constexpr double kEndSliver = 1e-3;
 
+// The first multiple of `interval` after `time` (n interval, n an integer,
+// the double product), or infinity without an interval.
+SIM_HD double next_multiple(double interval, double time) {
+  if (!(interval > 0)) return INFINITY;
+  double n = floor(time / interval);
+  double t = n * interval;
+  while (t <= time) t = (n += 1.0) * interval;  // at most twice: the quotient may round either way
+  return t;
+}
+
+// The next time a step must land on from `time`: the end time or the next
+// multiple of the snapshot interval, the first of them (infinity: none).
+SIM_HD double next_landing(const DtRule& rule, double time) {
+  const double snap = next_multiple(rule.interval, time);
+  return rule.end_time > 0 && rule.end_time < snap ? rule.end_time : snap;
+}
+
 // dt = min(cfl min(1/rate, viscous limit), dt_max), rate the larger of the
 // field's CFL rate (max |u|/dx + |v|/dy) and the boundaries'; or the fixed dt.
-// With an end time, for a step from `time`: the time left where it is less
-// than the dt (or exceeds it by less than kEndSliver of it), so the last step
-// lands on the end (clock_after) and none is a sliver. 0 or less only from a
-// clock already at the end, which no step may start from (Simulation::step).
+// With an end time or a snapshot interval, for a step from `time`: the time
+// left to the next landing (next_landing) where it is less than the dt (or
+// exceeds it by less than kEndSliver of it), so the step lands on it
+// (clock_after) and none is a sliver. 0 or less only from a clock already at
+// the end, which no step may start from (Simulation::step).
 SIM_HD DtChoice choose_dt(const DtRule& rule, double field_rate, double time) {
   DtChoice c{rule.fixed_dt, false, false};
   if (!(rule.fixed_dt > 0)) {
@@ -61,17 +80,19 @@ SIM_HD DtChoice choose_dt(const DtRule& rule, double field_rate, double time) {
     c.capped = rule.dt_max < limit;
     c.dt = c.capped ? rule.dt_max : limit;
   }
-  if (rule.end_time > 0) {
-    const double left = rule.end_time - time;
+  const double land = next_landing(rule, time);
+  if (land < INFINITY) {
+    const double left = land - time;
     if (left < c.dt * (1.0 + kEndSliver)) c.dt = left;
   }
   return c;
 }
 
-// The clock after a step of `dt` from `time`: the end time itself after the
-// step choose_dt cut to the time left (time + (end - time) may round off it).
+// The clock after a step of `dt` from `time`: the landing time itself after
+// the step choose_dt cut to reach it (time + (land - time) may round off it).
 SIM_HD double clock_after(const DtRule& rule, double time, double dt) {
-  return rule.end_time > 0 && dt >= rule.end_time - time ? rule.end_time : time + dt;
+  const double land = next_landing(rule, time);
+  return land < INFINITY && dt >= land - time ? land : time + dt;
 }
 
 // The particles injected at `rate` per second between t0 and t1 (ids in

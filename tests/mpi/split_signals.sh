@@ -34,7 +34,8 @@ for sig in USR1 USR2 TERM INT; do
   lines=$(grep -c "^stopped by $name at step [0-9]*; its snapshot is in $out\$" "$work/$sig.log" || true)
   snaps=$(find "$out" -name 'snap_*.h5' | wc -l)
   tmps=$(find "$out" -name '*.tmp' | wc -l)
-  if [[ $status != "$want" || $lines != 1 || $snaps != 1 || $tmps != 0 || $survivors != 0 ]]; then
+  # the initial state's and the stopped step's
+  if [[ $status != "$want" || $lines != 1 || $snaps != 2 || $tmps != 0 || $survivors != 0 ]]; then
     fail "SIG$sig: status $status (expected $want), $lines 'stopped by $name' lines, $snaps snapshots," \
       "$tmps temporaries, $survivors ranks alive after mpirun"
     tail -n 20 "$work/$sig.log"
