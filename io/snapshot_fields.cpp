@@ -107,10 +107,15 @@ std::string snapshot_fields_markdown(SnapshotGroup group) {
 }
 
 SnapshotGrid snapshot_grid(const SimState& s, double fluid_density, int j0, int j1) {
+  SnapshotGrid out;
+  snapshot_grid_into(s, fluid_density, out, j0, j1);
+  return out;
+}
+
+void snapshot_grid_into(const SimState& s, double fluid_density, SnapshotGrid& out, int j0, int j1) {
   const Grid& g = s.grid;
   const int nx = g.nx, ny = g.ny;
   if (j1 < 0) j1 = ny;
-  SnapshotGrid out;
   out.nx = nx;
   out.ny = ny;
   out.j0 = j0;
@@ -155,18 +160,20 @@ SnapshotGrid snapshot_grid(const SimState& s, double fluid_density, int j0, int 
 #pragma omp parallel for schedule(static)
   for (int j = j0; j < j0 + out.v_rows(); ++j)
     for (int i = 0; i < nx; ++i) out.v[static_cast<size_t>(j - j0) * nx + i] = s.v[g.idx(i, j)];
-  return out;
 }
 
 namespace {
 
-// n particles' arrays, unset.
-SnapshotParticles sized(size_t n) {
-  SnapshotParticles out;
+// n particles' arrays, unset (kept as they are where already of that size).
+void resize(SnapshotParticles& out, size_t n) {
   out.position.resize(3 * n);
   out.velocity.resize(3 * n);
   out.id.resize(n);
   out.diameter.resize(n);
+}
+SnapshotParticles sized(size_t n) {
+  SnapshotParticles out;
+  resize(out, n);
   return out;
 }
 
@@ -185,6 +192,12 @@ void set_particle(SnapshotParticles& out, size_t k, float x, float y, float vx, 
 }  // namespace
 
 SnapshotParticles snapshot_particles(const HostParticles& p) {
+  SnapshotParticles out;
+  snapshot_particles_into(p, out);
+  return out;
+}
+
+void snapshot_particles_into(const HostParticles& p, SnapshotParticles& out) {
   std::vector<size_t> slots;
   slots.reserve(p.size());
   for (size_t r = 0; r < p.size(); ++r)
@@ -193,13 +206,12 @@ SnapshotParticles snapshot_particles(const HostParticles& p) {
   // A GPU's download is already in id order (its canonical slots): checked, not sorted.
   const auto by_id = [&](size_t a, size_t b) { return p.id[a] < p.id[b]; };
   if (!std::is_sorted(slots.begin(), slots.end(), by_id)) std::sort(slots.begin(), slots.end(), by_id);
-  SnapshotParticles out = sized(slots.size());
+  resize(out, slots.size());
 #pragma omp parallel for schedule(static)
   for (size_t k = 0; k < slots.size(); ++k) {
     const size_t r = slots[k];
     set_particle(out, k, p.x[r], p.y[r], p.vx[r], p.vy[r], p.id[r], p.d[r]);
   }
-  return out;
 }
 
 SnapshotParticles particles_by_id_range(const SnapshotParticles& mine, uint64_t next_id, const Comm& comm,

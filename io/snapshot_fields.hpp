@@ -183,6 +183,12 @@ std::string snapshot_fields_markdown(SnapshotGroup group);
 // rank's part).
 SnapshotGrid snapshot_grid(const SimState& s, double fluid_density, int j0 = 0, int j1 = -1);
 SnapshotParticles snapshot_particles(const HostParticles& p);
+// The same into arrays kept from an earlier snapshot: arrays already of
+// their size are neither zeroed nor faulted in again (a writer thread's
+// next snapshot of a 4096^2 grid with 16.7M particles skips about 1.2 GB
+// of serial zero-filling).
+void snapshot_grid_into(const SimState& s, double fluid_density, SnapshotGrid& out, int j0 = 0, int j1 = -1);
+void snapshot_particles_into(const HostParticles& p, SnapshotParticles& out);
 
 class Comm;
 // The alive particles of every rank (each passes its own), redistributed so

@@ -136,8 +136,12 @@ void write_snapshot(const std::string& path, const SimState& s, const SnapshotMe
       path, temporary_path(path), true, [](const std::string& tmp) { return h5::File::create(tmp); },
       [&](const h5::File& f) {
         auto a = Clock::now();
-        const SnapshotGrid g = snapshot_grid(s, meta.fluid_density);
-        const SnapshotParticles p = snapshot_particles(s.particles);
+        // Kept for this thread's next snapshot (a run's writer thread): same-sized
+        // arrays are reused as they are, not zeroed again.
+        thread_local SnapshotGrid g;
+        thread_local SnapshotParticles p;
+        snapshot_grid_into(s, meta.fluid_density, g);
+        snapshot_particles_into(s.particles, p);
         w.fields_ms = ms(a);
         write_header(f, s, meta, s.counters);
         write_grid(f, g, meta);
