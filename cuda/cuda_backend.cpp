@@ -46,7 +46,7 @@ CudaBackend::CudaBackend(const Config& cfg, const Grid& g, const DeviceInfo& dev
   }
   if (cfg.sampling == Sampling::packed && plan.capacity > 0)
     for (DeviceBuffer<float4>* f : {&u4_, &v4_}) f->allocate(n, "packed velocity");
-  inj_ = make_injection(cfg.inject);
+  inj_ = make_injection(cfg);
   for (DeviceBuffer<real>* f : {&phi2_, &rhs_}) f->zero(exec_.stream);
   counters_.zero(exec_.stream);
   stream_.synchronize();

@@ -200,7 +200,12 @@ void boundary_keys(std::vector<Field<Config>>& k) {
                                              std::string("Condition on the ") + name + " side."));
     k.push_back(number<C>(prefix + ".speed", [s](auto& c) -> auto& { return (c.*s).speed; }, "m/s", any(),
                           "wall: tangential velocity (along +x on bottom/top, +y on left/right); "
-                          "inflow: normal speed into the domain."));
+                          "inflow: mean normal speed into the domain."));
+    k.push_back(enumeration<InflowProfile, C>(
+        prefix + ".profile", [s](auto& c) -> auto& { return (c.*s).profile; },
+        "inflow: the normal speed along the side, uniform or parabolic (zero at both ends of the side, "
+        "1.5 speed in the middle; each face takes the parabola's exact mean over it, so the side brings "
+        "speed times its length either way). Only on an inflow side."));
   }
 }
 

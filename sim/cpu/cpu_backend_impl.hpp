@@ -60,7 +60,7 @@ class CpuBackend final : public Backend {
       for (auto* f : {&mu_, &mv_, &au_, &av_, &bu_, &bv_}) first_touch(*f, rows_);
     if (cfg.coupled())
       for (auto* f : {&u0_, &v0_}) first_touch(*f, rows_);
-    inj_ = make_injection(cfg.inject);
+    inj_ = make_injection(cfg);
     poisson_.split(ranks_, cfg.replicated_cells);
   }
 

@@ -23,7 +23,7 @@ std::vector<real> advection_clearance_field(const Config& cfg, const Grid& g, co
 
 double reference_speed(const Config& cfg) {
   double s = 0;
-  for (const BoundarySide* b : {&cfg.left, &cfg.right, &cfg.bottom, &cfg.top}) s = std::max(s, std::abs(b->speed));
+  for (const BoundarySide* b : {&cfg.left, &cfg.right, &cfg.bottom, &cfg.top}) s = std::max(s, b->peak_speed());
   if (cfg.initial == InitialFlow::uniform) s = std::max(s, std::hypot(cfg.initial_u, cfg.initial_v));
   if (cfg.initial == InitialFlow::taylor_green) s = std::max(s, std::abs(cfg.initial_u));
   return s;

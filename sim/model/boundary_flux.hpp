@@ -131,10 +131,12 @@ BoundaryLinks boundary_links(const Config& cfg, const Grid& g, const Constants& 
 // (Simulation::step, weights from sim/model/time_scheme.hpp).
 enum BoundaryPart : int {
   kPartFlux0 = 0,      // stage s's input: kPartFlux0 + s
-  kPartSolved0 = 3,    // implicit solve v (0, 1): kPartSolved0 + v
-  kPartPressure0 = 5,  // stage s's projection: kPartPressure0 + s
-  kBoundaryParts = 8
+  kPartSolved0 = 3,    // stage s's implicit solve: kPartSolved0 + s (kViscousSolves of them)
+  kPartPressure0 = 6,  // stage s's projection: kPartPressure0 + s
+  kBoundaryParts = 9
 };
+static_assert(kPartSolved0 + 3 <= kPartPressure0 && kPartPressure0 + 3 == kBoundaryParts,
+              "one part for each stage's input, implicit solve and projection");
 struct BoundarySums {
   double part[kBoundaryParts][kBoundaryOwners][2] = {};
 };

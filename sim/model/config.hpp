@@ -17,7 +17,14 @@ namespace sim {
 
 struct BoundarySide {
   BoundaryKind kind = BoundaryKind::wall;
-  double speed = 0.0;  // wall: tangential speed [m/s]; inflow: normal speed into the domain [m/s]
+  double speed = 0.0;  // wall: tangential speed [m/s]; inflow: mean normal speed into the domain [m/s]
+  InflowProfile profile = InflowProfile::uniform;  // inflow: how the normal speed varies along the side
+  // The largest speed the side imposes on a face: |speed|, 1.5 |speed| at
+  // the peak of a parabolic inflow.
+  double peak_speed() const {
+    const bool parabolic = kind == BoundaryKind::inflow && profile == InflowProfile::parabolic;
+    return (parabolic ? 1.5 : 1.0) * (speed < 0 ? -speed : speed);
+  }
 };
 
 struct Obstacle {

@@ -27,6 +27,7 @@ Constants make_constants(const Config& cfg, const Grid& g) {
   for (int s = 0; s < 4; ++s) {
     c.bc_kind[s] = static_cast<int>(sides[s]->kind);
     c.bc_speed[s] = static_cast<real>(sides[s]->speed);
+    c.bc_profile[s] = static_cast<int>(sides[s]->profile);
   }
   // Normal faces on a wall, free-slip or inflow side are prescribed; on an
   // outflow side they are unknowns; periodic sides own face 0 and copy it to n.

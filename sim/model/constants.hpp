@@ -26,7 +26,8 @@ struct Constants {
   int u_i_begin, u_i_end;  // u faces i in [begin, end)
   int v_j_begin, v_j_end;  // v faces j in [begin, end)
   int bc_kind[4];          // BoundaryKind per Side
-  real bc_speed[4];
+  real bc_speed[4];         // wall: tangential speed; inflow: mean normal speed
+  int bc_profile[4];       // InflowProfile per Side (sim/model/inflow.hpp)
   int has_solids;
   // fluid
   real nu, rho_f;

@@ -6,6 +6,7 @@
 #include <math.h>
 
 #include "sim/model/constants.hpp"
+#include "sim/model/inflow.hpp"
 #include "sim/model/types.hpp"
 
 namespace sim {
@@ -485,10 +486,12 @@ SIM_HD real pressure_ghost(int kind, real interior) {
   return static_cast<BoundaryKind>(kind) == BoundaryKind::outflow ? -interior : interior;
 }
 
-// Prescribed normal velocity on a closed or inflow side; `into` is +1 when
-// positive velocity points into the domain (left, bottom), -1 otherwise.
-SIM_HD real normal_face_value(int kind, real speed, real into) {
-  return static_cast<BoundaryKind>(kind) == BoundaryKind::inflow ? into * speed : real(0);
+// Prescribed normal velocity on a closed or inflow side at face f of the n
+// along it (sim/model/inflow.hpp); `into` is +1 when positive velocity points
+// into the domain (left, bottom), -1 otherwise.
+SIM_HD real normal_face_value(int kind, int profile, real speed, real into, int f, int n) {
+  return static_cast<BoundaryKind>(kind) == BoundaryKind::inflow ? into * inflow_face_speed(profile, speed, f, n)
+                                                                  : real(0);
 }
 
 }  // namespace sim

@@ -20,9 +20,9 @@ SIM_HD void halo_velocity_x(real* u, real* v, int j, const Constants& k) {
       u[at(k, nx + 1, j)] = u[at(k, 1, j)];
     } else {
       if (L != static_cast<int>(BoundaryKind::outflow))
-        u[at(k, 0, j)] = normal_face_value(L, k.bc_speed[kLeft], real(1));
+        u[at(k, 0, j)] = normal_face_value(L, k.bc_profile[kLeft], k.bc_speed[kLeft], real(1), j, k.ny);
       if (R != static_cast<int>(BoundaryKind::outflow))
-        u[at(k, nx, j)] = normal_face_value(R, k.bc_speed[kRight], real(-1));
+        u[at(k, nx, j)] = normal_face_value(R, k.bc_profile[kRight], k.bc_speed[kRight], real(-1), j, k.ny);
       u[at(k, -1, j)] = u[at(k, 0, j)];
       u[at(k, nx + 1, j)] = u[at(k, nx, j)];
     }
@@ -48,9 +48,9 @@ SIM_HD void halo_velocity_y(real* u, real* v, int i, const Constants& k) {
       v[at(k, i, ny + 1)] = v[at(k, i, 1)];
     } else {
       if (B != static_cast<int>(BoundaryKind::outflow))
-        v[at(k, i, 0)] = normal_face_value(B, k.bc_speed[kBottom], real(1));
+        v[at(k, i, 0)] = normal_face_value(B, k.bc_profile[kBottom], k.bc_speed[kBottom], real(1), i, k.nx);
       if (T != static_cast<int>(BoundaryKind::outflow))
-        v[at(k, i, ny)] = normal_face_value(T, k.bc_speed[kTop], real(-1));
+        v[at(k, i, ny)] = normal_face_value(T, k.bc_profile[kTop], k.bc_speed[kTop], real(-1), i, k.nx);
       v[at(k, i, -1)] = v[at(k, i, 0)];
       v[at(k, i, ny + 1)] = v[at(k, i, ny)];
     }

@@ -78,7 +78,7 @@ Simulation::Simulation(const Config& cfg, std::unique_ptr<Backend> backend, cons
   next_id_ = state.next_id;
   const double h = std::min(cfg.dx(), cfg.dy());
   for (const BoundarySide* s : {&cfg.left, &cfg.right, &cfg.bottom, &cfg.top})
-    boundary_rate_ = std::max(boundary_rate_, std::abs(s->speed) / h);
+    boundary_rate_ = std::max(boundary_rate_, s->peak_speed() / h);
   first_step_ = step_;
   rule_.fixed_dt = cfg.dt;
   rule_.cfl = cfg.cfl;
@@ -231,8 +231,10 @@ void Simulation::stages(Particles particles, Project project, Viscous viscous, S
       if (s == 0 && step_ == 0 && !async_ready_now()) prime_pressure(c.pressure_weight);
       shift(c.pressure_weight);
       viscous(s, c.gamma);
-      shift(-c.pressure_weight);
+      // The solve's exchange is gamma dt V of its result as solved, before
+      // the pressure goes back in (a uniform shift's V is not zero at a wall).
       backend_->boundary_flux(VelocityField::current, kPartSolved0 + s, real(0), c.flux_solved);
+      shift(-c.pressure_weight);
     }
   };
   auto weight = [&](int s) { return scheme_.stage[s].pressure_weight; };

@@ -29,6 +29,7 @@ SIM_ENUM_TABLE(PressureSolverKind, {PressureSolverKind::auto_, "auto"}, {Pressur
 SIM_ENUM_TABLE(BoundaryKind, {BoundaryKind::wall, "wall"}, {BoundaryKind::free_slip, "free_slip"},
                {BoundaryKind::periodic, "periodic"}, {BoundaryKind::inflow, "inflow"},
                {BoundaryKind::outflow, "outflow"})
+SIM_ENUM_TABLE(InflowProfile, {InflowProfile::uniform, "uniform"}, {InflowProfile::parabolic, "parabolic"})
 SIM_ENUM_TABLE(InitialFlow, {InitialFlow::rest, "rest"}, {InitialFlow::uniform, "uniform"},
                {InitialFlow::taylor_green, "taylor_green"})
 SIM_ENUM_TABLE(ObstacleShape, {ObstacleShape::circle, "circle"}, {ObstacleShape::rectangle, "rectangle"})

@@ -32,6 +32,8 @@ enum class Deposit { auto_, atomic, sorted, gather, fixed };
 constexpr int64_t kAutoSortEvery = -1;
 enum class PressureSolverKind { auto_, jacobi, sor, multigrid, fft };
 enum class BoundaryKind { wall, free_slip, periodic, inflow, outflow };
+// The normal velocity across an inflow side (sim/model/inflow.hpp).
+enum class InflowProfile { uniform, parabolic };
 enum class InitialFlow { rest, uniform, taylor_green };
 enum class ObstacleShape { circle, rectangle };
 // Momentum advection: second-order central, or QUICK with a fourth-order
