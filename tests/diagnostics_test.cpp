@@ -187,6 +187,12 @@ TEST_CASE("diagnostics.csv: drag and lift of each obstacle in config order") {
   const size_t force = json.find("\"force\": [");
   REQUIRE(force != std::string::npos);
   CHECK(std::strtod(json.c_str() + force + 10, nullptr) == doctest::Approx(a.at_step(20).at("drag_0")).epsilon(1e-9));
+  // OUTPUT/summary.json: the same object, with or without --summary-json
+  CHECK(test::read_text(dir + "/a/summary.json") == json);
+  CHECK(json.rfind("{\n  \"format_version\": 1,\n", 0) == 0);
+  const std::string jb = test::read_text(dir + "/b/summary.json");
+  CHECK(jb.find("\"answer_check\": \"passed\"") != std::string::npos);
+  CHECK(jb.find("\"shape\": \"rectangle\"") < jb.find("\"shape\": \"circle\""));
 }
 
 // Catches: a restart that appends after the old rows past its step

@@ -21,7 +21,7 @@ small=(--backend cpu --snapshot-every 2 --set domain.nx=32 --set domain.ny=24)
 "$sim" "${small[@]}" --steps 6 --output "$work/box" --set 'particles.regions[0].count=500' \
   "$here/config/box.toml" >/dev/null
 "$sim" "${small[@]}" --steps 5 --output "$work/tg" --set output.compress=true "$here/config/taylor_green.toml" >/dev/null
-# A restart into its own directory: sim.xdmf lists steps 2 and 4, the old
+# A restart into its own directory: sim.xdmf lists steps 0, 2 and 4, the old
 # snap_000006.h5 stays on disk.
 cp -r "$work/box" "$work/restarted"
 "$sim" "${small[@]}" --steps 4 --output "$work/restarted" --set 'particles.regions[0].count=500' \

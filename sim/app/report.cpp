@@ -54,14 +54,10 @@ static void print_time_step(std::ostream& os, const RunSummary& s) {
   }
 }
 
-void print_summary(std::ostream& os, const RunSummary& s) {
-  const double steps = std::max<int64_t>(s.steps, 1);
+// The phase table, output and snapshot lines.
+static void print_phases(std::ostream& os, const RunSummary& s, double steps) {
   double total = 0;
   for (double v : s.phase_ms) total += v;
-  os << "\nsim " << SIM_VERSION << " | " << s.config << " | " << s.backend << "\n";
-  os << "strategies: " << s.strategies << ", pressure solver " << s.pressure_solver << ", advection " << s.advection
-     << "\n";
-  os << steps_line(s) << "\n\n";
   os << "  phase        total ms    ms/step   share\n";
   for (int p = 0; p < kPhaseCount; ++p) {
     char line[128];
@@ -80,27 +76,34 @@ void print_summary(std::ostream& os, const RunSummary& s) {
        << fmt("%.1f", s.snapshot_take_ms) << " ms, fields " << fmt("%.1f", s.snapshot_fields_ms) << ", HDF5 "
        << fmt("%.1f", s.snapshot_hdf5_ms) << ", fsync " << fmt("%.1f", s.snapshot_sync_ms) << ")\n";
   }
-  if (s.ranks > 1 && !s.rank_comm_ms.empty()) {
-    const auto [lo, hi] = std::minmax_element(s.rank_comm_ms.begin(), s.rank_comm_ms.end());
-    const auto [rlo, rhi] = std::minmax_element(s.rank_rows.begin(), s.rank_rows.end());
-    const double wall_ms = 1e3 * s.wall_s;
-    os << "  ranks: " << s.ranks << " in slabs of " << *rlo;
-    if (*rhi != *rlo) os << "-" << *rhi;
-    os << " rows; communication (reductions, halo rows, transposes, deposit folds, migration; waits included) "
-       << fmt("%.1f", *lo) << "-" << fmt("%.1f", *hi) << " ms per rank, " << fmt("%.1f", 100.0 * *hi / std::max(1e-9, wall_ms))
-       << "% of the wall time at most, in " << fmt("%.0f", s.comm_calls_max / steps)
-       << " exchanges and reductions a step\n";
-    // Each rank's share, up to 16 of them (mpirun -np N sim bench compares rank counts).
-    if (s.ranks <= 16)
-      for (int r = 0; r < s.ranks; ++r) {
-        const double c = s.rank_comm_ms[static_cast<size_t>(r)];
-        os << "    rank " << r << ": " << s.rank_rows[static_cast<size_t>(r)] << " rows, communication "
-           << fmt("%.1f", c) << " ms, the rest " << fmt("%.1f", std::max(0.0, wall_ms - c)) << " ms\n";
-      }
-    os << "  snapshots: " << (s.collective_output ? "written by all ranks together (parallel HDF5)"
-                                                  : "gathered onto rank 0, which writes them")
-       << "\n";
-  }
+}
+
+// Ranks, their slabs and their communication (multi-rank runs only).
+static void print_ranks(std::ostream& os, const RunSummary& s, double steps) {
+  if (s.ranks <= 1 || s.rank_comm_ms.empty()) return;
+  const auto [lo, hi] = std::minmax_element(s.rank_comm_ms.begin(), s.rank_comm_ms.end());
+  const auto [rlo, rhi] = std::minmax_element(s.rank_rows.begin(), s.rank_rows.end());
+  const double wall_ms = 1e3 * s.wall_s;
+  os << "  ranks: " << s.ranks << " in slabs of " << *rlo;
+  if (*rhi != *rlo) os << "-" << *rhi;
+  os << " rows; communication (reductions, halo rows, transposes, deposit folds, migration; waits included) "
+     << fmt("%.1f", *lo) << "-" << fmt("%.1f", *hi) << " ms per rank, " << fmt("%.1f", 100.0 * *hi / std::max(1e-9, wall_ms))
+     << "% of the wall time at most, in " << fmt("%.0f", s.comm_calls_max / steps)
+     << " exchanges and reductions a step\n";
+  // Each rank's share, up to 16 of them (mpirun -np N sim bench compares rank counts).
+  if (s.ranks <= 16)
+    for (int r = 0; r < s.ranks; ++r) {
+      const double c = s.rank_comm_ms[static_cast<size_t>(r)];
+      os << "    rank " << r << ": " << s.rank_rows[static_cast<size_t>(r)] << " rows, communication "
+         << fmt("%.1f", c) << " ms, the rest " << fmt("%.1f", std::max(0.0, wall_ms - c)) << " ms\n";
+    }
+  os << "  snapshots: " << (s.collective_output ? "written by all ranks together (parallel HDF5)"
+                                                : "gathered onto rank 0, which writes them")
+     << "\n";
+}
+
+// The pressure and viscous solves.
+static void print_solves(std::ostream& os, const RunSummary& s) {
   os << "\npressure: " << fmt("%.1f", s.pressure_iterations_mean) << " iterations/step over its three solves ("
      << fmt("%.1f", s.pressure_iterations_mean / 3) << " a solve; last step " << s.last_pressure.iterations
      << "), final relative residual " << fmt("%.3g", s.last_pressure.residual);
@@ -124,6 +127,17 @@ void print_summary(std::ostream& os, const RunSummary& s) {
       os << "viscous: " << s.viscous_unconverged << " of " << 3 * s.steps
          << " solves missed the tolerance, worst relative residual " << fmt("%.3g", s.viscous_worst_residual) << "\n";
   }
+}
+
+void print_summary(std::ostream& os, const RunSummary& s) {
+  const double steps = std::max<int64_t>(s.steps, 1);
+  os << "\nsim " << SIM_VERSION << " | " << s.config << " | " << s.backend << "\n";
+  os << "strategies: " << s.strategies << ", pressure solver " << s.pressure_solver << ", advection " << s.advection
+     << "\n";
+  os << steps_line(s) << "\n\n";
+  print_phases(os, s, steps);
+  print_ranks(os, s, steps);
+  print_solves(os, s);
   print_time_step(os, s);
   const double rel_div = s.diag.max_speed > 0 ? s.diag.max_div * s.h / s.diag.max_speed : 0.0;
   os << "fluid: max |div u| " << fmt("%.3g", s.diag.max_div) << " 1/s (x h / max|u| = " << fmt("%.3g", rel_div)

@@ -61,8 +61,11 @@ std::string progress_line(int64_t step, int64_t total, double sim_time, double m
 // "1000 steps, simulated time 1.36 s (0.168 s per wall second), wall 8.057 s, 124.1 steps/s": the line
 // scripts read (the figures' places: scripts/dt-convergence.sh, cpu-ranks.sh, bench-pressure.sh).
 std::string steps_line(const RunSummary& s);
-// The summary as a JSON object (`sim --summary-json FILE`): the same
-// figures as print_summary, one key each (sim/app/summary_json.cpp).
+// The summary as a JSON object (OUTPUT/summary.json, and `sim --summary-json
+// FILE`): the same figures as print_summary, one key each
+// (sim/app/summary_json.cpp; the keys in docs/OUTPUT.md). format_version
+// changes when a key is renamed or removed, not when one is added.
+constexpr int kSummaryFormatVersion = 1;
 std::string summary_json(const RunSummary& s);
 
 }  // namespace sim

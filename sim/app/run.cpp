@@ -15,6 +15,7 @@
 #include <stdexcept>
 #include <system_error>
 
+#include "io/snapshot_files.hpp"
 #include "io/config_schema.hpp"
 #include "io/output_lock.hpp"
 #include "io/restart.hpp"
@@ -38,8 +39,8 @@ namespace {
 
 // The summary as JSON into `path`, whole or not at all: a temporary file
 // beside it, renamed over it once written and flushed.
-void write_summary_json(const std::string& path, const RunSummary& s) {
-  const std::string tmp = path + ".tmp" + std::to_string(::getpid());
+void write_summary_json(const std::string& path, const RunSummary& s, const std::string& what) {
+  const std::string tmp = path + "." + std::to_string(::getpid()) + ".tmp";
   {
     std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
     f << summary_json(s);
@@ -47,14 +48,14 @@ void write_summary_json(const std::string& path, const RunSummary& s) {
     if (!f) {
       std::error_code ec;
       std::filesystem::remove(tmp, ec);
-      throw std::runtime_error("--summary-json " + path + ": cannot write " + tmp);
+      throw std::runtime_error(what + ": cannot write " + tmp);
     }
   }
   std::error_code ec;
   std::filesystem::rename(tmp, path, ec);
   if (ec) {
     std::filesystem::remove(tmp, ec);
-    throw std::runtime_error("--summary-json " + path + ": cannot replace it: " + ec.message());
+    throw std::runtime_error(what + ": cannot replace it: " + ec.message());
   }
 }
 
@@ -383,15 +384,25 @@ int run(const Config& cfg, const RunOptions& opts, std::ostream& out, std::ostre
   }
   if (talk) print_summary(out, s);
   s.answer_check = wrong;
-  agree(comm, [&] { if (root && !opts.summary_json.empty()) write_summary_json(opts.summary_json, s); });
+  agree(comm, [&] {
+    if (root && !opts.summary_json.empty())
+      write_summary_json(opts.summary_json, s, "--summary-json " + opts.summary_json);
+  });
   if (!wrong.empty() && !sweeps) throw CollectiveError(wrong);
+  // OUTPUT/summary.json: the last run into the directory that ended well (or
+  // was stopped with its snapshot); a failed one leaves the one before it.
+  if (aside && !done.stopped) aside->commit();  // status 0: this run's results replace the old series
+  const bool own_results = !aside || aside->committed();
+  agree(comm, [&] {
+    if (root && own_results && std::filesystem::is_directory(cfg.output))
+      write_summary_json(join_path(cfg.output, "summary.json"), s, join_path(cfg.output, "summary.json"));
+  });
   if (done.stopped) {
     if (root)
       out << "stopped by " << signal_name(done.sig) << " at step " << sim.step_index() << "; its snapshot is in "
           << cfg.output << "\n";
     return 128 + (done.sig > 0 ? done.sig : SIGINT);
   }
-  if (aside) aside->commit();  // status 0: this run's results replace the old series
   return 0;
 }
 

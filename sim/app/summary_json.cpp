@@ -15,7 +15,7 @@ std::string pair(const double v[2]) { return "[" + json_number(v[0]) + ", " + js
 std::string summary_json(const RunSummary& s) {
   const double wall = std::max(s.wall_s, 1e-12);
   std::ostringstream o;
-  o << "{\n  \"version\": " << json_string(version_line()) << ",\n  \"config\": " << json_string(s.config)
+  o << "{\n  \"format_version\": " << kSummaryFormatVersion << ",\n  \"version\": " << json_string(version_line()) << ",\n  \"config\": " << json_string(s.config)
     << ",\n  \"backend\": " << json_string(s.backend) << ",\n  \"strategies\": " << json_string(s.strategies)
     << ",\n  \"pressure_solver\": " << json_string(s.pressure_solver) << ",\n  \"advection\": "
     << json_string(s.advection) << ",\n  \"ranks\": " << s.ranks << ",\n  \"steps\": " << s.steps
