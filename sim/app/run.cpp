@@ -321,6 +321,33 @@ RunSummary summarize(const Config& cfg, const Comm& comm, Simulation& sim, const
   return s;
 }
 
+// The answer checked: what the projection left of the divergence. A direct
+// or Krylov solve that failed its job (a system with no solution, as
+// boundaries that cannot conserve mass) stops with status 1 after the report
+// (a throw); the fixed-sweep solvers only warn (they are kept for
+// comparison). Then the summary, printed and, with --summary-json, written.
+void report_run(const Config& cfg, const RunOptions& opts, RunSummary& s, double speed, std::ostream& out,
+                std::ostream& err) {
+  const bool root = opts.comm.rank() == 0, talk = root && !opts.quiet;
+  const std::string wrong = divergence_failure(cfg, s.diag, s.h);
+  const bool sweeps = s.pressure_solver == "jacobi" || s.pressure_solver == "sor";
+  if (!wrong.empty() && sweeps && talk)
+    err << "sim: warning: " << wrong
+        << (cfg.fixed_iterations > 0 ? " (pressure.fixed_iterations: a fixed budget of sweeps, not a solve)" : "")
+        << "\n";
+  if (speed == 0 && talk) {
+    const std::string late = central_advection_warning(cfg, s.diag.max_speed, "the largest face speed reached");
+    if (!late.empty()) err << late << "\n";
+  }
+  if (talk) print_summary(out, s);
+  s.answer_check = wrong;
+  agree(opts.comm, [&] {
+    if (root && !opts.summary_json.empty())
+      write_summary_json(opts.summary_json, s, "--summary-json " + opts.summary_json);
+  });
+  if (!wrong.empty() && !sweeps) throw CollectiveError(wrong);
+}
+
 int run(const Config& cfg, const RunOptions& opts, std::ostream& out, std::ostream& err) {
   const Comm& comm = opts.comm;
   const bool root = comm.rank() == 0;
@@ -368,27 +395,7 @@ int run(const Config& cfg, const RunOptions& opts, std::ostream& out, std::ostre
   RunSummary s = summarize(cfg, comm, sim, output, slabs.get(), sim.step_index() - first, wall);
   s.start_time = first_time;
 
-  // The answer checked: what the projection left of the divergence. A
-  // direct or Krylov solve that failed its job (a system with no solution,
-  // as boundaries that cannot conserve mass) stops with status 1 after the
-  // report; the fixed-sweep solvers only warn (they are kept for comparison).
-  const std::string wrong = divergence_failure(cfg, s.diag, s.h);
-  const bool sweeps = s.pressure_solver == "jacobi" || s.pressure_solver == "sor";
-  if (!wrong.empty() && sweeps && talk)
-    err << "sim: warning: " << wrong
-        << (cfg.fixed_iterations > 0 ? " (pressure.fixed_iterations: a fixed budget of sweeps, not a solve)" : "")
-        << "\n";
-  if (speed == 0 && talk) {
-    const std::string late = central_advection_warning(cfg, s.diag.max_speed, "the largest face speed reached");
-    if (!late.empty()) err << late << "\n";
-  }
-  if (talk) print_summary(out, s);
-  s.answer_check = wrong;
-  agree(comm, [&] {
-    if (root && !opts.summary_json.empty())
-      write_summary_json(opts.summary_json, s, "--summary-json " + opts.summary_json);
-  });
-  if (!wrong.empty() && !sweeps) throw CollectiveError(wrong);
+  report_run(cfg, opts, s, speed, out, err);
   // OUTPUT/summary.json: the last run into the directory that ended well (or
   // was stopped with its snapshot); a failed one leaves the one before it.
   if (aside && !done.stopped) aside->commit();  // status 0: this run's results replace the old series
