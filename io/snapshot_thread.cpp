@@ -4,16 +4,10 @@
 #include <chrono>
 
 #include "io/snapshot_files.hpp"
+#include "sim/model/elapsed.hpp"
 
 namespace sim {
-namespace {
-
-using Clock = std::chrono::steady_clock;
-double ms_since(Clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
-
-}  // namespace
+using Clock = SteadyClock;
 
 SnapshotThread::SnapshotThread(SnapshotMeta meta, SnapshotSeries series)
     : meta_(std::move(meta)), series_(std::move(series)), thread_([this] { run(); }) {}

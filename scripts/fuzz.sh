@@ -20,7 +20,7 @@ cp config/*.toml "$out/corpus/"
 # some malformed keys (parser.inl parse_key) that the shipped build reports
 # as a parse error; the fuzzer looks for what the shipped code does wrong.
 # Only the config front end and what it links against; no HDF5, OpenMP or CUDA.
-srcs=(tests/fuzz/config_fuzz.cpp io/config_loader.cpp io/config_schema.cpp io/config_writer.cpp
+srcs=(tests/fuzz/config_fuzz.cpp io/config_loader.cpp io/config_schema.cpp io/config_writer.cpp io/config_checks.cpp
       sim/model/strategies.cpp)
 exe=$out/config_fuzz
 newest=$(ls -t "${srcs[@]}" io/config_*.hpp sim/model/*.hpp scripts/fuzz.sh | head -1)

@@ -8,18 +8,12 @@
 #include <system_error>
 
 #include "io/snapshot_files.hpp"
+#include "sim/model/elapsed.hpp"
 #include "sim/ranks/agree.hpp"
 #include "sim/ranks/rank_split.hpp"
 
 namespace sim {
-namespace {
-
-using Clock = std::chrono::steady_clock;
-double ms_since(Clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
-
-}  // namespace
+using Clock = SteadyClock;
 
 bool same_directory(const std::string& file, const std::string& dir) {
   std::error_code ec;

@@ -12,6 +12,7 @@
 #include "sim/app/bench/bench.hpp"
 #include "sim/app/backend_factory.hpp"
 #include "sim/model/pressure.hpp"
+#include "sim/model/elapsed.hpp"
 #include "sim/model/simulation.hpp"
 #include "sim/app/bench/traffic.hpp"
 
@@ -28,10 +29,6 @@ std::vector<E> axis(const std::vector<E>& given, bool varies, E config_value, co
   if (notes && values.size() > 1)
     notes->push_back(std::string(name) + " fixed at " + std::string(to_string(config_value)) + " (" + why + ")");
   return {config_value};
-}
-
-double ms_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
 struct PhaseOf {

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "sim/app/bench/bench.hpp"
+#include "sim/model/elapsed.hpp"
 #include "sim/model/state.hpp"
 
 namespace sim::micro {
@@ -39,7 +40,6 @@ struct Timing {
 template <class Op>
 Timing time_op(Backend& b, int64_t warmup, int64_t min_repeats, Op op) {
   using Clock = std::chrono::steady_clock;
-  auto ms_since = [](Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); };
   for (int64_t k = 0; k < warmup; ++k) op();
   b.synchronize();
   auto t0 = Clock::now();
