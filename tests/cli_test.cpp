@@ -409,10 +409,13 @@ TEST_CASE("cli: --overwrite keeps the old series until the new run has results, 
   const std::vector<std::string> old = {"diagnostics.csv", "sim.xdmf", "snap_000000.h5", "snap_000002.h5",
                                         "snap_000004.h5"};
   CHECK(series_files(dir) == old);
+  const std::string old_summary = test::read_text(dir + "/summary.json");
+  CHECK(old_summary.find("\"steps\": 4,") != std::string::npos);
   auto old_series_intact = [&] {
     CHECK(series_files(dir) == old);
     CHECK(check_index(dir) == 3);
     CHECK(read_snapshot_header(dir + "/snap_000004.h5").step == 4);
+    CHECK(test::read_text(dir + "/summary.json") == old_summary);  // a failed run leaves the summary too
   };
   // runs that fail before any result: the old series is back, whole
   const test::SimResult corrupt = test::run_sim("--steps 4 --overwrite --restart " + dir + "/snap_notes.h5" + args);
@@ -437,6 +440,7 @@ TEST_CASE("cli: --overwrite keeps the old series until the new run has results, 
   CHECK(series_files(dir) == std::vector<std::string>{"diagnostics.csv", "sim.xdmf", "snap_000000.h5",
                                                       "snap_000002.h5", "snap_000003.h5"});
   CHECK(check_index(dir) == 3);
+  CHECK(test::read_text(dir + "/summary.json").find("\"steps\": 3,") != std::string::npos);
   for (const std::string& kept :
        {std::string("snap_notes.h5"), "sim.xdmf." + pid + ".tmp.bak", "snap_000002.h5." + pid + ".tmp"})
     CHECK_MESSAGE(std::filesystem::exists(dir + "/" + kept), kept);
