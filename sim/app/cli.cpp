@@ -423,10 +423,10 @@ int parse_cli(int argc, char** argv, CliOptions& options, std::ostream& out, std
   auto* o_json = app.add_option("--summary-json", summary_json,
                                 "Also write the end-of-run summary as JSON to FILE (replaced whole, or left as it was)")
                      ->type_name("FILE")->check(path_value());
-  double progress_every = 30;
+  double progress_every = 10;
   auto* o_progress = app.add_option("--progress-every", progress_every,
                                     "In a batch run (output not a terminal): a progress line on stderr every S seconds "
-                                    "(default 30; 0: none)")
+                                    "(default 10; 0: none)")
                          ->type_name("S")->check(CLI::Range(0.0, 1e9));
   app.add_flag("--overwrite", r.overwrite,
                "Replace an earlier run's snapshots and sim.xdmf in the output directory (kept aside until this run has results)");

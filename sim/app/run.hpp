@@ -26,7 +26,7 @@ struct RunOptions {
   // through a temporary file renamed over it; empty = none.
   std::string summary_json;
   // A batch run's progress line on stderr every this many seconds (0: none).
-  double progress_every = 30;
+  double progress_every = 10;
 };
 
 // SIGINT, SIGTERM, SIGHUP, SIGUSR1 and SIGUSR2 from now on stop a run after
