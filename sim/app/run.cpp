@@ -7,7 +7,6 @@
 #include <chrono>
 #include <csignal>
 #include <filesystem>
-#include <fstream>
 #include <cstdio>
 #include <iostream>
 #include <limits>
@@ -15,14 +14,10 @@
 #include <stdexcept>
 #include <system_error>
 
-#include "io/snapshot_files.hpp"
 #include "io/config_schema.hpp"
 #include "io/output_lock.hpp"
 #include "io/restart.hpp"
 #include "io/snapshot_files.hpp"
-#include "io/snapshot_series.hpp"
-#include "io/snapshot_thread.hpp"
-#include "io/snapshot_writer.hpp"
 #include "sim/app/run_output.hpp"
 #include "sim/app/report.hpp"
 #include "sim/app/backend_factory.hpp"
@@ -37,25 +32,14 @@
 namespace sim {
 namespace {
 
-// The summary as JSON into `path`, whole or not at all: a temporary file
-// beside it, renamed over it once written and flushed.
-void write_summary_json(const std::string& path, const RunSummary& s, const std::string& what) {
-  const std::string tmp = path + "." + std::to_string(::getpid()) + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    f << summary_json(s);
-    f.flush();
-    if (!f) {
-      std::error_code ec;
-      std::filesystem::remove(tmp, ec);
-      throw std::runtime_error(what + ": cannot write " + tmp);
-    }
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    std::filesystem::remove(tmp, ec);
-    throw std::runtime_error(what + ": cannot replace it: " + ec.message());
+// The summary as JSON into `path`, whole or not at all (through a temporary,
+// io/snapshot_files.hpp); `flag` names the option that asked for it, if any.
+void write_summary_json(const std::string& path, const RunSummary& s, const std::string& flag = "") {
+  try {
+    write_file_atomically(path, summary_json(s));
+  } catch (const std::exception& e) {
+    if (flag.empty()) throw;
+    throw std::runtime_error(flag + " " + path + ": " + e.what());
   }
 }
 
@@ -343,7 +327,7 @@ void report_run(const Config& cfg, const RunOptions& opts, RunSummary& s, double
   s.answer_check = wrong;
   agree(opts.comm, [&] {
     if (root && !opts.summary_json.empty())
-      write_summary_json(opts.summary_json, s, "--summary-json " + opts.summary_json);
+      write_summary_json(opts.summary_json, s, "--summary-json");
   });
   if (!wrong.empty() && !sweeps) throw CollectiveError(wrong);
 }
@@ -402,7 +386,7 @@ int run(const Config& cfg, const RunOptions& opts, std::ostream& out, std::ostre
   const bool own_results = !aside || aside->committed();
   agree(comm, [&] {
     if (root && own_results && std::filesystem::is_directory(cfg.output))
-      write_summary_json(join_path(cfg.output, "summary.json"), s, join_path(cfg.output, "summary.json"));
+      write_summary_json(join_path(cfg.output, "summary.json"), s);
   });
   if (done.stopped) {
     if (root)
