@@ -23,15 +23,21 @@ TEST_CASE("run: SIGINT stops after a step, writes the final snapshot, and the ru
   const pid_t child =
       sim::test::start_sim({"--backend", "cpu", "--steps", "100000000", "--output=" + dir.string(), cfg});
   REQUIRE(child > 0);
-  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  // the initial snapshot on disk means the steps have begun (a loaded
+  // machine, or a sanitizer build, can take longer than a fixed wait)
+  for (int i = 0; i < 600 && !fs::exists(dir / "snap_000000.h5"); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  std::this_thread::sleep_for(std::chrono::milliseconds(1000));
   kill(child, SIGINT);
   int status = 0;
   waitpid(child, &status, 0);
   REQUIRE(WIFEXITED(status));
   CHECK(WEXITSTATUS(status) == 130);
   fs::path snap;
+  // The series holds the initial snapshot (step 0) too, and a directory
+  // lists in no particular order: the final snapshot is the latest step.
   for (const auto& e : fs::directory_iterator(dir))
-    if (e.path().extension() == ".h5") snap = e.path();
+    if (e.path().extension() == ".h5" && (snap.empty() || e.path().filename() > snap.filename())) snap = e.path();
   REQUIRE(!snap.empty());
   CHECK(fs::exists(dir / "sim.xdmf"));
   const int64_t step = std::stoll(snap.stem().string().substr(5));
