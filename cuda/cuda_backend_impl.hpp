@@ -93,6 +93,7 @@ class CudaBackend final : public Backend, public DeviceStepping {
   void helmholtz_correct(VelocityField f, real g) override;
   double compute_rhs() override;
   int64_t nonfinite_particles() override { return nonfinite_; }
+  int64_t particle_records() const override { return store_.capacity(); }
 
   void compute_rhs_on_device(int solve) override;
   void poisson_residual_on_device(int solve) override;

@@ -25,9 +25,11 @@ void CpuBackend::upload(const SimState& s) {
   bsums_ = BoundarySums{};
   for (auto* f : {&uh_, &us_}) copy_rows(*f, u_, rows_);
   for (auto* f : {&vh_, &vs_}) copy_rows(*f, v_, rows_);
-  parts_ = s.particles;
-  keep_owned(*ranks_, parts_.view());
-  aos_ = to_aos(parts_);
+  capacity_ = static_cast<int64_t>(s.particles.size());
+  parts_ = HostParticles{};
+  aos_.clear();
+  if (cfg_.layout == Layout::aos) compact_owned(*ranks_, s.particles, aos_);
+  else compact_owned(*ranks_, s.particles, parts_);
   counters_ = ranks_->root() ? s.counters : ParticleCounters{};
   nonfinite_ = 0;
   for (auto* f : {&mu_, &mv_, &au_, &av_, &bu_, &bv_}) std::fill(f->begin(), f->end(), real(0));
@@ -44,8 +46,8 @@ void CpuBackend::download_own(SimState& s) {
   s.v.assign(v_.begin(), v_.end());
   s.phi.assign(phi_.begin(), phi_.end());
   s.open.assign(open_.begin(), open_.end());
-  if (cfg_.layout == Layout::aos) from_aos(aos_, s.particles);
-  else s.particles = parts_;
+  if (cfg_.layout == Layout::aos) to_slots(aos_, capacity_, s.particles);
+  else to_slots(parts_, capacity_, s.particles);
   s.counters = counters_;
 }
 

@@ -12,11 +12,10 @@ class RankSplit;
 // `ranks`: this process's rank of a run split into slabs of rows
 // (sim/ranks/rank_split.hpp), or null (or one rank) for a run of one
 // process: the backend then holds OneRank. A split
-// backend holds the whole grid, computes the rows its rank owns, keeps the
-// particles whose positions its rank owns (each in its slot, the others'
-// slots dead here) and makes every reduction, download and pressure solve
-// collective: a multigrid or transform solve runs on rank 0 on the
-// gathered right-hand side, Jacobi and SOR sweep each rank's rows.
+// backend holds the whole grid, computes the rows its rank owns, stores
+// only the particles whose positions its rank owns (a compacted store in
+// slot order, sim/ranks/split_particles.hpp) and makes every reduction,
+// download and pressure solve collective.
 std::unique_ptr<Backend> make_cpu_backend(const Config& cfg, const Grid& grid,
                                           std::shared_ptr<const RankSplit> ranks = nullptr);
 

@@ -119,6 +119,9 @@ class CpuBackend final : public Backend {
   TransformOps& transform_setup(const PoissonHierarchy& h) override;
   Diagnostics diagnostics() override;
   int64_t nonfinite_particles() override { return ranks_->sum(nonfinite_); }
+  int64_t particle_records() const override {
+    return static_cast<int64_t>(cfg_.layout == Layout::aos ? aos_.size() : parts_.size());
+  }
   const RankSplit& ranks() const override { return *ranks_; }
   PhaseTimer& timer() override { return timer_; }
 
@@ -198,8 +201,16 @@ class CpuBackend final : public Backend {
     return {of_field(f, u_, uh_, us_, u0_).data(), of_field(f, v_, vh_, vs_, v0_).data()};
   }
 
+  // What a particle step leaves for settle (split_particles.hpp): the
+  // particles fresh and arrived, and whether the store has dead records.
+  struct Arrivals {
+    std::vector<Particle> incoming;
+    bool dead = false;
+  };
   template <class View>
-  void particles_impl(View p, uint64_t first_id, int64_t count);
+  Arrivals particles_impl(View p, uint64_t first_id, int64_t count);
+  template <class View>
+  bool inject(View p, uint64_t first_id, int64_t count, std::vector<Particle>& fresh);
   template <class View>
   void deposit_and_couple(View p);
   void give_back_reaction(int64_t n);
@@ -244,8 +255,12 @@ class CpuBackend final : public Backend {
   static constexpr int kNoDeposit = -2;  // nothing to deposit (dead, or lost to the watchdog)
   static constexpr int kNoDepositKeepCoeffs = -3;  // pass 2: nothing to deposit, coefficients in coeffs_
   static constexpr int kAnyRow = -1;     // periodic in y: the rows may wrap
+  // The particles this rank holds, live and in slot order (a compacted
+  // store, sim/ranks/split_particles.hpp), in the run's layout; the other
+  // layout's store stays empty. `capacity_`: the run's slots (all ranks).
   HostParticles parts_;
   std::vector<Particle> aos_;
+  int64_t capacity_ = 0;
   ParticleCounters counters_;
   int64_t nonfinite_ = 0;  // see Backend::nonfinite_particles
   SteadyPhaseTimer timer_;

@@ -11,10 +11,13 @@
 namespace sim {
 
 void CpuBackend::step_particles(uint64_t first_id, int64_t count) {
-  if (cfg_.layout == Layout::aos)
-    particles_impl(ParticlesAoSView{aos_.data(), static_cast<int64_t>(aos_.size())}, first_id, count);
-  else
-    particles_impl(parts_.view(), first_id, count);
+  if (cfg_.layout == Layout::aos) {
+    Arrivals a = particles_impl(ParticlesAoSView{aos_.data(), static_cast<int64_t>(aos_.size())}, first_id, count);
+    if (a.dead || !a.incoming.empty()) settle(aos_, std::move(a.incoming), capacity_);
+  } else {
+    Arrivals a = particles_impl(parts_.view(), first_id, count);
+    if (a.dead || !a.incoming.empty()) settle(parts_, std::move(a.incoming), capacity_);
+  }
 }
 
 void CpuBackend::couple_fluid() {
@@ -26,11 +29,12 @@ void CpuBackend::couple_fluid() {
 
 
 template <class View>
-void CpuBackend::particles_impl(View p, uint64_t first_id, int64_t count) {
+CpuBackend::Arrivals CpuBackend::particles_impl(View p, uint64_t first_id, int64_t count) {
   const int64_t n = p.size();
   // two-way: couple_fluid has run passes 1 to 3 (the free fluid in stage);
-  // current is the projected first stage, saved what was projected
-  const bool two_way = k_.two_way != 0 && n > 0;
+  // current is the projected first stage, saved what was projected. A rank
+  // holding no particle still takes part in the collective give-back.
+  const bool two_way = k_.two_way != 0 && capacity_ > 0;
   const real* mu = two_way ? mu_.data() : nullptr;
   const real* mv = two_way ? mv_.data() : nullptr;
   int64_t removed = 0, nonfinite = 0;
@@ -79,16 +83,49 @@ void CpuBackend::particles_impl(View p, uint64_t first_id, int64_t count) {
   if (two_way) give_back_reaction(n);
   counters_.removed += removed;
   nonfinite_ += nonfinite;
-  for (int64_t q = 0; q < count && n > 0; ++q) {
-    const uint64_t id = first_id + static_cast<uint64_t>(q);
-    const int64_t slot = static_cast<int64_t>(id % static_cast<uint64_t>(n));
-    if (p.alive(slot)) ++counters_.recycled;
-    const Particle fresh = injected_particle(cfg_.seed, id, inj_);
-    p.store(slot, fresh);
-    // split: the slot is dead on every rank but the one owning the position
-    if (!ranks_->owns_point(fresh.x, fresh.y)) p.alive(slot) = 0;
+  Arrivals a;
+  a.dead = removed > 0;
+  if (count > 0 && capacity_ > 0) a.dead |= inject(p, first_id, count, a.incoming);
+  // the particles another rank's slab now holds go there (collective)
+  const std::vector<Particle> leaving = leaving_particles(*ranks_, p);
+  a.dead |= !leaving.empty();
+  if (!ranks_->alone()) {
+    const std::vector<Particle> arrived = ranks_->send_to_owners(leaving);
+    a.incoming.insert(a.incoming.end(), arrived.begin(), arrived.end());
   }
-  migrate(*ranks_, p);
+  return a;
+}
+
+// Ids first_id .. first_id + count - 1 into their slots (id % capacity),
+// as a run of one rank holding every slot does: the particle a slot held
+// is recycled (on the rank that holds it), and so is a fresh one that a
+// later id of the same step overwrites (on the rank that owns it). The
+// fresh particles this rank owns go to `fresh`; returns whether a particle
+// of the store was recycled (marked dead).
+template <class View>
+bool CpuBackend::inject(View p, uint64_t first_id, int64_t count, std::vector<Particle>& fresh) {
+  const int64_t over = count > capacity_ ? count - capacity_ : 0;  // overwritten within the step
+  for (int64_t q = 0; q < over; ++q) {
+    const Particle f = injected_particle(cfg_.seed, first_id + static_cast<uint64_t>(q), inj_);
+    if (f.alive && ranks_->owns_point(f.x, f.y)) ++counters_.recycled;
+  }
+  const uint64_t first = first_id + static_cast<uint64_t>(over);
+  const int64_t kept = count - over, s0 = slot_of(first, capacity_);
+  bool recycled = false;
+  // the slots [s0, s0 + kept), wrapped: the store is in slot order
+  const int64_t ranges[2][2] = {{s0, std::min(s0 + kept, capacity_)}, {0, std::max<int64_t>(s0 + kept - capacity_, 0)}};
+  for (const auto& r : ranges)
+    for (int64_t i = first_at_slot(p, r[0], capacity_); i < p.size() && slot_of(p.id(i), capacity_) < r[1]; ++i)
+      if (p.alive(i)) {
+        p.alive(i) = 0;
+        ++counters_.recycled;
+        recycled = true;
+      }
+  for (int64_t q = 0; q < kept; ++q) {
+    const Particle f = injected_particle(cfg_.seed, first + static_cast<uint64_t>(q), inj_);
+    if (ranks_->owns_point(f.x, f.y)) fresh.push_back(f);
+  }
+  return recycled;
 }
 
 // Passes 1 to 3 of the coupled step (sim/model/particle_physics.hpp): the
@@ -99,7 +136,7 @@ void CpuBackend::particles_impl(View p, uint64_t first_id, int64_t count) {
 template <class View>
 void CpuBackend::deposit_and_couple(View p) {
   const int64_t n = p.size();
-  if (n == 0) {  // the free fluid is the fluid
+  if (capacity_ == 0) {  // the free fluid is the fluid (a rank holding none still folds with the others)
     copy_velocity(VelocityField::current, VelocityField::stage);
     return;
   }

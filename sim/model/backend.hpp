@@ -305,6 +305,10 @@ class Backend : public PressureOps {
   // Current after the step's compute_rhs: the CUDA backend reads its device
   // counter back with the rhs norm, in the same synchronisation.
   virtual int64_t nonfinite_particles() = 0;
+  // Particle records this process stores (its memory for particles): the
+  // CPU's compacted store holds the live particles its rank owns, the GPU
+  // every slot of the run's capacity.
+  virtual int64_t particle_records() const = 0;
   virtual PhaseTimer& timer() = 0;
   virtual void synchronize() {}  // wait for queued device work (benchmarks)
 
