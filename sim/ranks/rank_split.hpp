@@ -17,8 +17,8 @@
 // rows two out); a sum or max over rows goes through sum_rows / max_rows, a
 // per-rank scalar through sum / max; a deposit onto faces is folded onto
 // their owners (fold) and read back (refresh); particles are kept by the
-// rank owning their position (owns_point, keep_owned, migrate in
-// sim/ranks/split_particles.hpp); download gathers through gather_state.
+// rank owning their position (owns_point, and compact_owned / settle or
+// keep_owned in sim/ranks/split_particles.hpp); download gathers through gather_state.
 #pragma once
 #include <cstddef>
 #include <cstdint>
