@@ -152,7 +152,7 @@ void CudaBackend::upload(const SimState& s) {
 // Over ranks rank 0 gets the whole state (RankSplit::gather_state).
 void CudaBackend::download(SimState& s) {
   download_own(s);
-  ranks_->gather_state(s);
+  ranks_->gather_state(s, store_.capacity());
 }
 
 // This rank's copy of the state, nothing gathered.

@@ -38,53 +38,10 @@ trap 'rm -rf "$work"' EXIT
   nvidia-smi topo -m 2> /dev/null | head -n $((n + 1)) || true
 } > "$dir/machine.txt"
 
-# The case: nx x ny cells over 1 x k metres (square cells), `count` two-way
-# particles spread over the whole height (each slab holds its share).
+# The case (scripts/weak-case.sh): nx x ny cells over 1 x k metres, `count`
+# two-way particles spread over the whole height (each slab holds its share).
 config() {  # file nx ny k count
-  cat > "$1" <<TOML
-[domain]
-nx = $2
-ny = $3
-lx = 1.0
-ly = $4.0
-lz = $(awk -v nx="$2" 'BEGIN { printf "%.12g", 1.0 / nx }')
-[fluid]
-density = 1000.0
-viscosity = 1e-5
-initial = "rest"
-[gravity]
-y = -9.81
-[time]
-cfl = 0.5
-dt_max = 2e-3
-[pressure]
-solver = "multigrid"
-tolerance = 1e-6
-[boundary.left]
-kind = "wall"
-[boundary.right]
-kind = "wall"
-[boundary.bottom]
-kind = "wall"
-[boundary.top]
-kind = "wall"
-[particles]
-density = 2500.0
-two_way = true
-[[particles.regions]]
-x0 = 0.05
-x1 = 0.95
-y0 = $(awk -v k="$4" 'BEGIN { print 0.05 * k }')
-y1 = $(awk -v k="$4" 'BEGIN { print 0.95 * k }')
-count = $5
-diameter_min = 50e-6
-diameter_max = 100e-6
-[run]
-steps = 100
-seed = 1
-snapshot_every = 0
-output = "$work/out"
-TOML
+  scripts/weak-case.sh "$2" "$3" "$4" "$5" "$work/out" > "$1"
 }
 
 bench() {  # name ranks config

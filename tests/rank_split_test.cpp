@@ -65,7 +65,7 @@ TEST_CASE("rank split: one rank's exchanges and gathers leave everything as it i
   SimState s;
   s.u = f;
   s.counters.removed = 3;
-  r.gather_state(s);
+  r.gather_state(s, 0);
   CHECK(s.u == before);
   CHECK(s.counters.removed == 3);
   CHECK(r.send_to_owners({Particle{}}).empty());

@@ -37,17 +37,26 @@ void CpuBackend::upload(const SimState& s) {
 
 void CpuBackend::download(SimState& s) {
   download_own(s);
-  ranks_->gather_state(s);
+  ranks_->gather_state(s, capacity_);
 }
 
-// The rank's own copy of the state, nothing gathered.
+// The rank's own copy of the state, nothing gathered: alone the particles
+// in their slots; over ranks the live records of the rank's store (what it
+// sends to rank 0 or writes of a snapshot, without `capacity` slots on
+// every rank).
 void CpuBackend::download_own(SimState& s) {
   s.u.assign(u_.begin(), u_.end());
   s.v.assign(v_.begin(), v_.end());
   s.phi.assign(phi_.begin(), phi_.end());
   s.open.assign(open_.begin(), open_.end());
-  if (cfg_.layout == Layout::aos) to_slots(aos_, capacity_, s.particles);
-  else to_slots(parts_, capacity_, s.particles);
+  if (!ranks_->alone()) {
+    if (cfg_.layout == Layout::aos) from_aos(aos_, s.particles);
+    else s.particles = parts_;
+  } else if (cfg_.layout == Layout::aos) {
+    to_slots(aos_, capacity_, s.particles);
+  } else {
+    to_slots(parts_, capacity_, s.particles);
+  }
   s.counters = counters_;
 }
 

@@ -214,8 +214,9 @@ class Backend : public PressureOps {
   // This process's own copy of the state, nothing gathered: one process's
   // is the whole state; a rank's has the fields in the storage of the whole
   // grid, current in the rows ranks() gives it and the halo rows next to
-  // them, and its own particles and counters (what a snapshot all ranks
-  // write together takes, write_snapshot_collective).
+  // them, and its own particles (in the run's slots, or the CPU's only its
+  // live records) and counters (what a snapshot all ranks write together
+  // takes, write_snapshot_collective).
   virtual void download_own(SimState& s) = 0;
   // The rank split this backend computes its rows of: one process, or a
   // rank of a run split into slabs (sim/ranks/rank_split.hpp).

@@ -110,9 +110,11 @@ class RankSplit {
   // ascending source rank (none alone).
   virtual std::vector<Particle> send_to_owners(const std::vector<Particle>& leaving) const = 0;
   // Rank 0's copy of a state (this rank's own: fields in the storage of the
-  // whole grid, its particles and counters) made whole: every rank's rows
-  // of u, v and phi and live particles; every rank's counters summed.
-  virtual void gather_state(SimState& s) const = 0;
+  // whole grid, its particles, in `capacity` slots or as the live records
+  // of a compacted store, and counters) made whole: every rank's rows of u,
+  // v and phi, and the live particles in `capacity` slots; every rank's
+  // counters summed.
+  virtual void gather_state(SimState& s, int64_t capacity) const = 0;
 
   // Wall time spent in collective calls (waits for other ranks included)
   // and in the attached transport, and how many calls there were; 0 alone.
@@ -166,7 +168,7 @@ class OneRank final : public RankSplit {
   bool owns_point(double, double) const override { return true; }
   int owner_of_point(double x, double y) const override;
   std::vector<Particle> send_to_owners(const std::vector<Particle>&) const override { return {}; }
-  void gather_state(SimState&) const override {}
+  void gather_state(SimState&, int64_t) const override {}
 
   std::string describe() const override { return {}; }
   const SlabRows* slabs() const override { return nullptr; }

@@ -273,9 +273,9 @@ void SlabRows::refresh(real* field, Stagger s) const {
   transfer_rows(field, pitch_, s != Stagger::v_face ? refresh_u_ : refresh_v_, false);
 }
 
-void SlabRows::gather_state(SimState& s) const {
+void SlabRows::gather_state(SimState& s, int64_t capacity) const {
   for (std::vector<real>* f : {&s.u, &s.v, &s.phi}) gather(f->data());
-  gather_particles(*this, s);
+  gather_particles(*this, s, capacity);
 }
 
 std::vector<Particle> SlabRows::send_to_owners(const std::vector<Particle>& leaving) const {

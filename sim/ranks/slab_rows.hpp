@@ -81,7 +81,7 @@ class SlabRows final : public RankSplit {
   void gather(T* field) const;
 
   // The whole state on rank 0 (gather of u, v, phi; gather_particles).
-  void gather_state(SimState& s) const override;
+  void gather_state(SimState& s, int64_t capacity) const override;
 
   // Every rank q's wanted[q] rows (copies from q itself are skipped) of a
   // field with `pitch` values a row, whose row j is storage row j + 1.

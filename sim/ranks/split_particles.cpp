@@ -17,19 +17,27 @@ std::vector<Particle> send_to_owners(const SlabRows& ranks, const std::vector<Pa
   return arrivals;
 }
 
-void gather_particles(const SlabRows& ranks, SimState& s) {
+void gather_particles(const SlabRows& ranks, SimState& s, int64_t capacity) {
   struct Held {
     int64_t slot;
     Particle p;
   };
-  std::vector<Held> mine;
+  // slots: a live record's slot is its index; a compacted store: its id's
+  // (the same when a store holds all `capacity` slots alive, in slot order)
   const HostParticles& p = s.particles;
+  const bool slots = static_cast<int64_t>(p.size()) == capacity;
+  std::vector<Held> mine;
   for (size_t i = 0; i < p.size(); ++i)
-    if (p.alive[i]) mine.push_back({static_cast<int64_t>(i), p.load(i)});
+    if (p.alive[i]) mine.push_back({slots ? static_cast<int64_t>(i) : slot_of(p.id[i], capacity), p.load(i)});
   const std::vector<Held> all = ranks.comm().gatherv(mine);
   s.counters.removed = ranks.sum(s.counters.removed);
   s.counters.recycled = ranks.sum(s.counters.recycled);
   if (ranks.rank() != 0) return;
+  if (!slots) {
+    s.particles = HostParticles{};
+    s.particles.resize(static_cast<size_t>(capacity));
+    for (size_t r = 0; r < s.particles.size(); ++r) s.particles.id[r] = r;  // as to_slots
+  }
   for (const Held& h : all) s.particles.store(static_cast<size_t>(h.slot), h.p);
 }
 

@@ -148,8 +148,11 @@ std::vector<Particle> leaving_particles(const RankSplit& ranks, View p) {
 // the arrivals by ascending source rank, for their slots id % capacity.
 std::vector<Particle> send_to_owners(const SlabRows& ranks, const std::vector<Particle>& leaving);
 
-// Rank 0's copy of `s` gets every rank's live particles in their slots, and
-// every rank the counters summed over ranks (the fields are gathered apart).
-void gather_particles(const SlabRows& ranks, SimState& s);
+// Rank 0's copy of `s` gets every rank's live particles in their slots
+// (`capacity` of them), and every rank the counters summed over ranks (the
+// fields are gathered apart). Each rank's s.particles is either `capacity`
+// slots (the GPU's) or the live records of a compacted store (the CPU's);
+// rank 0's becomes slots either way.
+void gather_particles(const SlabRows& ranks, SimState& s, int64_t capacity);
 
 }  // namespace sim
