@@ -152,10 +152,19 @@ void claim_run(const Config& cfg, const RunOptions& opts, std::optional<OutputLo
 }
 
 // The state the run starts from: the config's, or the snapshot of --restart.
+// A CPU rank of a split run seeds only the particles its slab holds.
 SimState start_state(const Config& cfg, const RunOptions& opts) {
   SimState state;
   agree(opts.comm, [&] {
-    state = opts.restart.empty() ? make_initial_state(cfg) : load_restart(cfg, opts.restart);
+    if (!opts.restart.empty()) {
+      state = load_restart(cfg, opts.restart);
+    } else if (opts.comm.size() > 1 && !split_runs_on_cuda(cfg)) {
+      const Decomposition slabs = Decomposition::slabs(domain_of(cfg), opts.comm.size());
+      const int rank = opts.comm.rank();
+      state = make_initial_state(cfg, [&](double x, double y) { return slabs.owner_of_point(x, y) == rank; });
+    } else {
+      state = make_initial_state(cfg);
+    }
     // A restart that has nothing left to run is an error, not a success: it
     // writes nothing, and a script chaining restarts must not take it for progress.
     if (!opts.restart.empty() && state.step >= cfg.step_limit())

@@ -25,7 +25,7 @@ void CpuBackend::upload(const SimState& s) {
   bsums_ = BoundarySums{};
   for (auto* f : {&uh_, &us_}) copy_rows(*f, u_, rows_);
   for (auto* f : {&vh_, &vs_}) copy_rows(*f, v_, rows_);
-  capacity_ = static_cast<int64_t>(s.particles.size());
+  capacity_ = cfg_.particle_capacity();  // s.particles: its slots, or a rank's own records
   parts_ = HostParticles{};
   aos_.clear();
   if (cfg_.layout == Layout::aos) compact_owned(*ranks_, s.particles, aos_);

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "sim/model/state.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <functional>
 #include <stdexcept>
 #include <string>
 
@@ -73,26 +75,34 @@ void initial_fluid(const Config& cfg, SimState& s) {
   for (int i = -1; i <= g.nx + 1; ++i) halo_velocity_y(s.u.data(), s.v.data(), i, k);
 }
 
-// The seeded particles of the regions, and the next id.
-void seed_particles(const Config& cfg, SimState& s) {
+// The seeded particles of the regions, and the next id. `keep` null: in
+// the run's slots; else only those the caller keeps, as the live records
+// of a compacted store (in slot order).
+void seed_particles(const Config& cfg, SimState& s, const std::function<bool(double, double)>* keep) {
   // Particles: region r's particles take the next ids in order; a draw
   // that lands in an obstacle is redrawn on later streams, up to 64 times
   // (a region half inside obstacles then loses a particle with probability
   // 2^-64); a particle still inside one refuses the run, naming its region
   // (they used to start dead, silently).
   const int64_t cap = cfg.particle_capacity();
-  s.particles.resize(static_cast<size_t>(cap));
-  // Slot invariant: slot r always holds an id congruent to r modulo the
-  // capacity, alive or not; an injected id k replaces the particle of its
-  // residue class. Files store only ids, so any permutation of the slots
-  // (a GPU sort by cell) can be undone.
-  for (size_t r = 0; r < s.particles.size(); ++r) s.particles.id[r] = static_cast<uint64_t>(r);
+  const uint64_t total = static_cast<uint64_t>(cfg.total_seeded());
+  // the ids that keep their slot: the last `cap` seeded (a later id of a
+  // slot replaces an earlier one)
+  const uint64_t first_kept = total > static_cast<uint64_t>(cap) ? total - static_cast<uint64_t>(cap) : 0;
+  std::vector<Particle> kept;
+  if (!keep) {
+    s.particles.resize(static_cast<size_t>(cap));
+    // Slot invariant: slot r always holds an id congruent to r modulo the
+    // capacity, alive or not; an injected id k replaces the particle of its
+    // residue class. Files store only ids, so any permutation of the slots
+    // (a GPU sort by cell) can be undone.
+    for (size_t r = 0; r < s.particles.size(); ++r) s.particles.id[r] = static_cast<uint64_t>(r);
+  }
   uint64_t id = 0;
   for (size_t region = 0; region < cfg.regions.size(); ++region) {
     const ParticleRegion& r = cfg.regions[region];
     int64_t unplaced = 0;
     for (int64_t n = 0; n < r.count; ++n, ++id) {
-      const size_t slot = static_cast<size_t>(id % static_cast<uint64_t>(cap));
       double x = 0, y = 0, d = 0;
       bool placed = false;
       for (uint32_t attempt = 0; attempt < 64 && !placed; ++attempt) {
@@ -102,15 +112,17 @@ void seed_particles(const Config& cfg, SimState& s) {
         y = r.y0 + (r.y1 - r.y0) * uniform01(cfg.seed, id, base + kStreamY);
         placed = !inside_obstacle(cfg, x, y, 0.5 * d);
       }
-      HostParticles& p = s.particles;
-      p.x[slot] = static_cast<real>(x);
-      p.y[slot] = static_cast<real>(y);
-      p.vx[slot] = static_cast<real>(r.vx);
-      p.vy[slot] = static_cast<real>(r.vy);
-      p.d[slot] = static_cast<real>(d);
-      p.id[slot] = static_cast<uint64_t>(id);
-      p.alive[slot] = placed ? 1u : 0u;
       unplaced += placed ? 0 : 1;
+      Particle q;
+      q.x = static_cast<real>(x);
+      q.y = static_cast<real>(y);
+      q.vx = static_cast<real>(r.vx);
+      q.vy = static_cast<real>(r.vy);
+      q.d = static_cast<real>(d);
+      q.id = static_cast<uint64_t>(id);
+      q.alive = placed ? 1u : 0u;
+      if (!keep) s.particles.store(static_cast<size_t>(id % static_cast<uint64_t>(cap)), q);
+      else if (placed && id >= first_kept && (*keep)(q.x, q.y)) kept.push_back(q);
     }
     if (unplaced > 0)
       throw std::invalid_argument(cfg.source + ": particles.regions[" + std::to_string(region) + "]: " +
@@ -119,6 +131,11 @@ void seed_particles(const Config& cfg, SimState& s) {
                                   "wholly in a solid (move it into the fluid)");
   }
   s.next_id = id;
+  if (keep) {
+    const uint64_t c = static_cast<uint64_t>(cap);
+    std::sort(kept.begin(), kept.end(), [c](const Particle& a, const Particle& b) { return a.id % c < b.id % c; });
+    from_aos(kept, s.particles);
+  }
 }
 
 }  // namespace
@@ -126,7 +143,14 @@ void seed_particles(const Config& cfg, SimState& s) {
 SimState make_initial_state(const Config& cfg) {
   SimState s;
   initial_fluid(cfg, s);
-  seed_particles(cfg, s);
+  seed_particles(cfg, s, nullptr);
+  return s;
+}
+
+SimState make_initial_state(const Config& cfg, const std::function<bool(double x, double y)>& keep) {
+  SimState s;
+  initial_fluid(cfg, s);
+  seed_particles(cfg, s, &keep);
   return s;
 }
 

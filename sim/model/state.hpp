@@ -3,6 +3,7 @@
 // restart loads, and what every backend uploads from and downloads to.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "sim/model/config.hpp"
@@ -22,7 +23,10 @@ struct SimState {
   std::vector<real> u, v;   // MAC face velocities (grid.size() each, halo included)
   std::vector<real> phi;    // pressure correction phi = p / rho_f [m^2/s^2]; warm start of the next solve
   std::vector<real> open;   // 1 for fluid cells, 0 inside obstacles (halo cells are 1)
-  HostParticles particles;  // `capacity` slots, alive or not
+  // `capacity` slots, alive or not; on a CPU rank of a split run the live
+  // records it holds, in slot order (make_initial_state with `keep`,
+  // Backend::download_own)
+  HostParticles particles;
   int64_t step = 0;
   double time = 0.0;
   double dt = 0.0;          // last step's dt
@@ -45,6 +49,11 @@ int obstacle_at(const Config& cfg, double x, double y, double margin = 0.0);
 // and std::invalid_argument, one line naming the region, for particles no
 // draw places outside the obstacles.
 SimState make_initial_state(const Config& cfg);
+// The same state with only the seeded particles `keep(x, y)` accepts (a
+// rank's own), as the live records of a compacted store in slot order:
+// no slot of the whole capacity on every rank. Every particle is still
+// drawn (and checked against the obstacles), the same on every rank.
+SimState make_initial_state(const Config& cfg, const std::function<bool(double x, double y)>& keep);
 
 // Particles injected between t0 and t1 at cfg.inject.rate: ids [first, first + count).
 // Throws std::overflow_error when rate * t1 reaches 2^53 (past it neither
