@@ -226,16 +226,29 @@ SnapshotParticles particles_by_id_range(const SnapshotParticles& mine, uint64_t 
     const auto r = static_cast<int>((static_cast<unsigned __int128>(id) * ranks) / std::max<uint64_t>(next_id, 1));
     return std::min(r, ranks - 1);
   };
+  // Memory: every buffer sized exactly and freed as soon as it is read (the
+  // records of a rank's particles pass through here once or twice, not
+  // five times, at a snapshot of many particles a rank).
+  std::vector<size_t> n_out(static_cast<size_t>(ranks), 0);
+  for (size_t k = 0; k < mine.size(); ++k) ++n_out[static_cast<size_t>(owner(mine.id[k]))];
   std::vector<std::vector<Record>> out(static_cast<size_t>(ranks));
+  for (int r = 0; r < ranks; ++r) out[static_cast<size_t>(r)].reserve(n_out[static_cast<size_t>(r)]);
   for (size_t k = 0; k < mine.size(); ++k)
     out[static_cast<size_t>(owner(mine.id[k]))].push_back({mine.position[3 * k], mine.position[3 * k + 1],
                                                           mine.velocity[3 * k], mine.velocity[3 * k + 1],
                                                           mine.diameter[k], mine.id[k]});
   std::vector<int> peers(static_cast<size_t>(ranks));
   for (int r = 0; r < ranks; ++r) peers[static_cast<size_t>(r)] = r;
-  const std::vector<std::vector<Record>> in = comm.exchange_records(peers, out, 0);
+  std::vector<std::vector<Record>> in = comm.exchange_records(peers, out, 0);
+  std::vector<std::vector<Record>>().swap(out);
+  size_t total = 0;
+  for (const auto& v : in) total += v.size();
   std::vector<Record> all;
-  for (const auto& v : in) all.insert(all.end(), v.begin(), v.end());
+  all.reserve(total);
+  for (auto& v : in) {
+    all.insert(all.end(), v.begin(), v.end());
+    std::vector<Record>().swap(v);
+  }
   std::sort(all.begin(), all.end(), [](const Record& a, const Record& b) { return a.id < b.id; });
 
   const std::vector<double> counts = comm.allgather(static_cast<double>(all.size()));

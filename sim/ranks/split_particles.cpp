@@ -27,6 +27,9 @@ void gather_particles(const SlabRows& ranks, SimState& s, int64_t capacity) {
   const HostParticles& p = s.particles;
   const bool slots = static_cast<int64_t>(p.size()) == capacity;
   std::vector<Held> mine;
+  size_t alive = 0;
+  for (size_t i = 0; i < p.size(); ++i) alive += p.alive[i] != 0;
+  mine.reserve(alive);  // no doubling past the records' size
   for (size_t i = 0; i < p.size(); ++i)
     if (p.alive[i]) mine.push_back({slots ? static_cast<int64_t>(i) : slot_of(p.id[i], capacity), p.load(i)});
   const std::vector<Held> all = ranks.comm().gatherv(mine);
