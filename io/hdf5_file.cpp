@@ -423,7 +423,8 @@ std::vector<hsize_t> dataset_dims(const File& f, hid_t loc, const std::string& n
 }
 
 template <class T>
-std::vector<T> read_dataset(const File& f, hid_t loc, const std::string& name, std::vector<hsize_t>* dims_out) {
+std::vector<T> read_dataset(const File& f, hid_t loc, const std::string& name, std::vector<hsize_t>* dims_out,
+                            Rows rows) {
   const std::vector<hsize_t> dims = dataset_dims(f, loc, name);
   Handle d(check(H5Dopen2(loc, name.c_str(), H5P_DEFAULT), f, "cannot open dataset " + name), H5Dclose);
   Handle type(check(H5Dget_type(d), f, "type of " + name), H5Tclose);
@@ -431,17 +432,35 @@ std::vector<T> read_dataset(const File& f, hid_t loc, const std::string& name, s
   const bool fits = H5Tget_size(type) <= sizeof(T);
   const bool sign_ok = Types<T>::cls != H5T_INTEGER || H5Tget_sign(type) == H5Tget_sign(Types<T>::mem());
   if (!same_class || !fits || !sign_ok) fail(f.path(), "dataset '" + name + "' has an unexpected element type");
+  // The rows read: all, or [first, first + count) cut at the end.
+  std::vector<hsize_t> start(dims.size(), 0), count = dims;
+  const bool some = !dims.empty() && (rows.first > 0 || rows.count < dims[0]);
+  if (some) {
+    start[0] = std::min(rows.first, dims[0]);
+    count[0] = std::min(rows.count, dims[0] - start[0]);
+  }
   // The product of the dims in 64 bits, checked: a file may declare any
   // shape, and a wrapped product would read into a too-small vector.
   uint64_t total = 1;
-  for (hsize_t n : dims) {
+  for (hsize_t n : count) {
     const auto t = checked_mul<uint64_t>(total, n);
     if (!t || *t > std::vector<T>().max_size())
       fail(f.path(), "dataset '" + name + "' declares more elements than a vector can hold");
     total = *t;
   }
   std::vector<T> v(static_cast<size_t>(total));
-  if (total > 0 && H5Dread(d, Types<T>::mem(), H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()) < 0) {
+  herr_t status = 0;
+  if (total > 0 && !some) {
+    status = H5Dread(d, Types<T>::mem(), H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data());
+  } else if (total > 0) {
+    Handle space(check(H5Dget_space(d), f, "dataspace of " + name), H5Sclose);
+    Handle mem(check(H5Screate_simple(static_cast<int>(count.size()), count.data(), nullptr), f, "dataspace"),
+               H5Sclose);
+    check_status(H5Sselect_hyperslab(space, H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr), f,
+                 "dataspace");
+    status = H5Dread(d, Types<T>::mem(), mem, space, H5P_DEFAULT, v.data());
+  }
+  if (status < 0) {
     // A chunk whose bytes changed since they were written fails its
     // Fletcher32 check inside HDF5; say so, with the dataset's full name.
     if (stack_mentions("Fletcher32")) {
@@ -464,9 +483,9 @@ template void write_dataset<uint32_t>(const File&, hid_t, const std::string&, co
                                       const uint32_t*, const Compression&, Rows);
 template void write_dataset<uint64_t>(const File&, hid_t, const std::string&, const std::vector<hsize_t>&,
                                       const uint64_t*, const Compression&, Rows);
-template std::vector<float> read_dataset<float>(const File&, hid_t, const std::string&, std::vector<hsize_t>*);
-template std::vector<uint8_t> read_dataset<uint8_t>(const File&, hid_t, const std::string&, std::vector<hsize_t>*);
-template std::vector<uint32_t> read_dataset<uint32_t>(const File&, hid_t, const std::string&, std::vector<hsize_t>*);
-template std::vector<uint64_t> read_dataset<uint64_t>(const File&, hid_t, const std::string&, std::vector<hsize_t>*);
+template std::vector<float> read_dataset<float>(const File&, hid_t, const std::string&, std::vector<hsize_t>*, Rows);
+template std::vector<uint8_t> read_dataset<uint8_t>(const File&, hid_t, const std::string&, std::vector<hsize_t>*, Rows);
+template std::vector<uint32_t> read_dataset<uint32_t>(const File&, hid_t, const std::string&, std::vector<hsize_t>*, Rows);
+template std::vector<uint64_t> read_dataset<uint64_t>(const File&, hid_t, const std::string&, std::vector<hsize_t>*, Rows);
 
 }  // namespace sim::h5

@@ -126,8 +126,10 @@ std::vector<hsize_t> dataset_dims(const File& f, hid_t loc, const std::string& n
 // Throws unless the stored type converts to T without loss of class (float to
 // float, unsigned integer to unsigned integer). A chunk that fails its
 // Fletcher32 checksum throws "<file>: dataset '/grid/u' fails its Fletcher32
-// checksum: the file is corrupted".
+// checksum: the file is corrupted". `rows`: only those rows of the slowest
+// dimension (cut at its end), contiguous; `dims` is the whole dataset's shape.
 template <class T>
-std::vector<T> read_dataset(const File& f, hid_t loc, const std::string& name, std::vector<hsize_t>* dims = nullptr);
+std::vector<T> read_dataset(const File& f, hid_t loc, const std::string& name, std::vector<hsize_t>* dims = nullptr,
+                            Rows rows = {});
 
 }  // namespace sim::h5

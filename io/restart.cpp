@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include "io/restart.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <stdexcept>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -37,12 +39,13 @@ std::string value_text(double x) {
 // A restart is the state the run goes on from: a NaN, a particle outside
 // the domain or inside an obstacle, or a diameter <= 0 would only blow up
 // (or divide by zero) some steps later, far from the file that caused it.
-// Each check names the dataset and the first bad index.
+// Each check names the dataset and the first bad index; `v` holds the
+// elements from flat index `offset` on of an array of shape `dims`.
 void require_finite(const std::string& what, const std::string& dataset, const std::vector<float>& v,
-                    const std::vector<uint64_t>& dims) {
+                    const std::vector<uint64_t>& dims, size_t offset = 0) {
   for (size_t k = 0; k < v.size(); ++k)
     if (!std::isfinite(v[k]))
-      throw std::runtime_error(what + ": dataset '" + dataset + "' index " + index_text(k, dims) + " = " +
+      throw std::runtime_error(what + ": dataset '" + dataset + "' index " + index_text(offset + k, dims) + " = " +
                                value_text(v[k]) + " is not finite");
 }
 
@@ -55,41 +58,46 @@ void validate_header(const SnapshotHeader& h, const std::string& what) {
     throw std::runtime_error(what + ": attribute 'dt' = " + value_text(h.dt) + " must be finite and >= 0");
 }
 
-void validate_contents(const Config& cfg, const SnapshotContents& c, const std::string& what) {
-  validate_header(c.header, what);
-  const SnapshotParticles& p = c.particles;
-  const size_t n = p.size();
-  // Every float dataset, of each group the state the run reads back first.
-  const auto nx = static_cast<uint64_t>(c.header.nx), ny = static_cast<uint64_t>(c.header.ny);
-  const auto finite = [&](const SnapshotField& f, const auto& held) {
-    with_array(f, held, [&](const auto& a) {
-      if constexpr (std::is_same_v<std::decay_t<decltype(a)>, std::vector<float>>)
-        require_finite(what, f.path(), a, f.dims(nx, ny, n));
-    });
-  };
-  for (const SnapshotGroup group : {SnapshotGroup::grid, SnapshotGroup::particles})
-    for (const bool state : {true, false})
-      for (const SnapshotField& f : kSnapshotFields)
-        if (f.group() == group && (f.restart != RestartUse::none) == state) {
-          if (group == SnapshotGroup::grid) finite(f, c.grid);
-          else finite(f, p);
-        }
-  // The stored particles are the alive ones. Bounds as the particle step
-  // keeps them, in float (its clamps use float(lx)).
+// Every float dataset of `group` in `held` (records from `first` on for the
+// particles), the ones the run reads back first.
+template <class Held>
+void require_finite_group(const SnapshotHeader& h, SnapshotGroup group, const Held& held, uint64_t first,
+                          const std::string& what) {
+  const auto nx = static_cast<uint64_t>(h.nx), ny = static_cast<uint64_t>(h.ny);
+  const auto n = static_cast<uint64_t>(h.particles);
+  for (const bool state : {true, false})
+    for (const SnapshotField& f : kSnapshotFields)
+      if (f.group() == group && (f.restart != RestartUse::none) == state)
+        with_array(f, held, [&](const auto& a) {
+          if constexpr (std::is_same_v<std::decay_t<decltype(a)>, std::vector<float>>) {
+            const std::vector<uint64_t> dims = f.dims(nx, ny, n);
+            size_t per_record = 1;
+            for (size_t k = 1; k < dims.size(); ++k) per_record *= static_cast<size_t>(dims[k]);
+            require_finite(what, f.path(), a, dims, static_cast<size_t>(first) * per_record);
+          }
+        });
+}
+
+// Records [first, first + p.size()) of the stored (alive) particles. Bounds
+// as the particle step keeps them, in float (its clamps use float(lx)).
+void validate_particles(const Config& cfg, const SnapshotHeader& h, const SnapshotParticles& p, int64_t first,
+                        const std::string& what) {
+  require_finite_group(h, SnapshotGroup::particles, p, static_cast<uint64_t>(first), what);
   const float lx = static_cast<float>(cfg.lx), ly = static_cast<float>(cfg.ly);
-  for (size_t k = 0; k < n; ++k) {
+  for (size_t k = 0; k < p.size(); ++k) {
+    const std::string index = std::to_string(static_cast<int64_t>(k) + first);
     const float x = p.position[3 * k], y = p.position[3 * k + 1];
     if (!(x >= 0 && x <= lx && y >= 0 && y <= ly))
-      throw std::runtime_error(what + ": dataset '/particles/position' index [" + std::to_string(k) + "] = (" +
-                               value_text(x) + ", " + value_text(y) + ") of particle id " + std::to_string(p.id[k]) +
+      throw std::runtime_error(what + ": dataset '/particles/position' index [" + index + "] = (" + value_text(x) +
+                               ", " + value_text(y) + ") of particle id " + std::to_string(p.id[k]) +
                                " is outside the domain [0, " + value_text(cfg.lx) + "] x [0, " + value_text(cfg.ly) +
                                "]");
     if (inside_obstacle(cfg, x, y))
-      throw std::runtime_error(what + ": dataset '/particles/position' index [" + std::to_string(k) + "] = (" +
-                               value_text(x) + ", " + value_text(y) + ") of particle id " + std::to_string(p.id[k]) +
+      throw std::runtime_error(what + ": dataset '/particles/position' index [" + index + "] = (" + value_text(x) +
+                               ", " + value_text(y) + ") of particle id " + std::to_string(p.id[k]) +
                                " is inside an obstacle");
     if (!(p.diameter[k] > 0))
-      throw std::runtime_error(what + ": dataset '/particles/diameter' index [" + std::to_string(k) + "] = " +
+      throw std::runtime_error(what + ": dataset '/particles/diameter' index [" + index + "] = " +
                                value_text(p.diameter[k]) + " of particle id " + std::to_string(p.id[k]) +
                                " must be > 0");
   }
@@ -138,62 +146,111 @@ void check_header_sizes(const Config& cfg, const SnapshotHeader& h, const std::s
   require_capacity(cfg, h.particles, what);
 }
 
-void restore_particles(const Config& cfg, const SnapshotParticles& f, SimState& s, const std::string& what) {
+// The file's particles `chunk` records at a time, each checked: in their
+// slots (slot = id % capacity, `keep` null: the whole capacity, dead slots
+// holding an id of their residue class) or, those `keep` accepts, as the
+// live records of a compacted store in slot order.
+void restore_particles(const Config& cfg, const SnapshotReader& file, SimState& s, const std::string& what,
+                       const std::function<bool(double, double)>* keep, int64_t chunk) {
+  const SnapshotHeader& h = file.header();
   const int64_t cap = cfg.particle_capacity();
-  require_capacity(cfg, static_cast<int64_t>(f.size()), what);
+  require_capacity(cfg, h.particles, what);
+  const auto c = static_cast<uint64_t>(cap);
   HostParticles& p = s.particles;
   p = HostParticles{};
-  p.resize(static_cast<size_t>(cap));
-  // Dead slots keep the slot invariant: id congruent to the slot index.
-  for (size_t r = 0; r < p.size(); ++r) p.id[r] = static_cast<uint64_t>(r);
-  for (size_t k = 0; k < f.size(); ++k) {
-    const uint64_t id = f.id[k];
-    const size_t r = static_cast<size_t>(id % static_cast<uint64_t>(cap));
-    if (p.alive[r])
-      throw std::runtime_error(what + ": particles " + std::to_string(p.id[r]) + " and " + std::to_string(id) +
-                               " need the same slot with capacity " + std::to_string(cap) +
-                               " (use the capacity of the run that wrote the file)");
-    if (id >= s.next_id)
-      throw std::runtime_error(what + ": particle id " + std::to_string(id) + " is not below next_id " +
-                               std::to_string(s.next_id));
-    p.x[r] = f.position[3 * k + 0];
-    p.y[r] = f.position[3 * k + 1];
-    p.vx[r] = f.velocity[3 * k + 0];
-    p.vy[r] = f.velocity[3 * k + 1];
-    p.d[r] = f.diameter[k];
-    p.id[r] = id;
-    p.alive[r] = 1;
+  if (!keep) {
+    p.resize(static_cast<size_t>(cap));
+    for (size_t r = 0; r < p.size(); ++r) p.id[r] = static_cast<uint64_t>(r);
+  }
+  std::vector<bool> taken(static_cast<size_t>(cap), false);
+  std::vector<Particle> kept;
+  for (int64_t first = 0; first < h.particles; first += chunk) {
+    const SnapshotParticles f = file.particles(first, chunk);
+    validate_particles(cfg, h, f, first, what);
+    for (size_t k = 0; k < f.size(); ++k) {
+      const uint64_t id = f.id[k];
+      const size_t r = static_cast<size_t>(id % c);
+      if (taken[r]) {
+        // The earlier particle of this slot: the first record of the file in it.
+        uint64_t other = id;
+        for (int64_t a = 0; a < h.particles && other == id; a += chunk) {
+          const SnapshotParticles g = file.particles(a, chunk);
+          for (size_t q = 0; q < g.size() && other == id; ++q)
+            if (g.id[q] % c == r) other = g.id[q];
+        }
+        throw std::runtime_error(what + ": particles " + std::to_string(other) + " and " + std::to_string(id) +
+                                 " need the same slot with capacity " + std::to_string(cap) +
+                                 " (use the capacity of the run that wrote the file)");
+      }
+      taken[r] = true;
+      if (id >= s.next_id)
+        throw std::runtime_error(what + ": particle id " + std::to_string(id) + " is not below next_id " +
+                                 std::to_string(s.next_id));
+      Particle q;
+      q.x = f.position[3 * k + 0];
+      q.y = f.position[3 * k + 1];
+      q.vx = f.velocity[3 * k + 0];
+      q.vy = f.velocity[3 * k + 1];
+      q.d = f.diameter[k];
+      q.id = id;
+      q.alive = 1;
+      if (!keep) p.store(r, q);
+      else if ((*keep)(q.x, q.y)) kept.push_back(q);
+    }
+  }
+  if (keep) {
+    std::sort(kept.begin(), kept.end(), [c](const Particle& a, const Particle& b) { return a.id % c < b.id % c; });
+    from_aos(kept, p);
   }
 }
 
-}  // namespace
-
-SimState load_restart(const Config& cfg, const std::string& path) {
+SimState load(const Config& cfg, const std::string& path, const std::function<bool(double, double)>* keep,
+              int64_t chunk) {
   const std::string what = "restart from '" + path + "'";
-  SnapshotContents c;
+  std::optional<SnapshotReader> file;
+  SnapshotGrid grid;
   try {
     check_header_sizes(cfg, read_snapshot_header(path), what);
-    c = read_snapshot(path);
+    file.emplace(path);
+    grid = file->grid();
   } catch (const std::exception& e) {
     const std::string m = e.what();
     throw std::runtime_error(m.rfind(what, 0) == 0 ? m : "restart: " + m);
   }
-  const SnapshotHeader& h = c.header;
+  const SnapshotHeader& h = file->header();
   check_header_sizes(cfg, h, what);
   if (!close_enough(h.dx, cfg.dx()) || !close_enough(h.dy, cfg.dy()))
     throw std::runtime_error(what + ": the file's cells are " + std::to_string(h.dx) + " x " + std::to_string(h.dy) +
                              " m, the config's " + std::to_string(cfg.dx()) + " x " + std::to_string(cfg.dy()) +
                              " m (domain.lx, domain.ly)");
-  validate_contents(cfg, c, what);
-  SimState s = make_initial_state(cfg);
+  validate_header(h, what);
+  require_finite_group(h, SnapshotGroup::grid, grid, 0, what);
+  SimState s = make_initial_fluid(cfg);
   s.step = h.step;
   s.time = h.time;
   s.dt = h.dt;
   s.next_id = h.next_id;
   s.counters = h.counters;
-  restore_grid(cfg, c.grid, s, what);
-  restore_particles(cfg, c.particles, s, what);
+  restore_grid(cfg, grid, s, what);
+  grid = SnapshotGrid{};
+  try {
+    restore_particles(cfg, *file, s, what, keep, std::max<int64_t>(chunk, 1));
+  } catch (const std::exception& e) {
+    const std::string m = e.what();
+    throw std::runtime_error(m.rfind(what, 0) == 0 ? m : "restart: " + m);
+  }
   return s;
+}
+
+}  // namespace
+
+SimState load_restart(const Config& cfg, const std::string& path, int64_t chunk) {
+  return load(cfg, path, nullptr, chunk);
+}
+
+SimState load_restart(const Config& cfg, const std::string& path, const std::function<bool(double, double)>& keep,
+                      int64_t chunk) {
+  return load(cfg, path, &keep, chunk);
 }
 
 }  // namespace sim

@@ -21,9 +21,10 @@ std::string dims_text(const Dims& d) {
 }
 
 template <class T>
-std::vector<T> read_shaped(const h5::File& f, hid_t grp, const std::string& name, const Dims& expect) {
+std::vector<T> read_shaped(const h5::File& f, hid_t grp, const std::string& name, const Dims& expect,
+                           h5::Rows rows = {}) {
   Dims got;
-  std::vector<T> v = h5::read_dataset<T>(f, grp, name, &got);
+  std::vector<T> v = h5::read_dataset<T>(f, grp, name, &got, rows);
   if (got != expect)
     throw std::runtime_error(f.path() + ": dataset '" + name + "' has shape " + dims_text(got) + ", expected " +
                              dims_text(expect));
@@ -77,24 +78,57 @@ SnapshotHeader read_snapshot_header(const std::string& path) {
   return read_header(f);
 }
 
-SnapshotContents read_snapshot(const std::string& path) {
-  const h5::File f = h5::File::open_read(path);
-  SnapshotContents c;
-  c.header = read_header(f);
-  const auto nx = static_cast<uint64_t>(c.header.nx), ny = static_cast<uint64_t>(c.header.ny);
-  const auto n = static_cast<uint64_t>(c.header.particles);
-  c.grid.nx = c.header.nx;
-  c.grid.ny = c.header.ny;
-  const h5::Handle grid = h5::open_group(f, "/grid"), particles = h5::open_group(f, "/particles");
-  for (const SnapshotField& field : kSnapshotFields) {
-    const std::vector<uint64_t> d = field.dims(nx, ny, n);
-    const Dims expect(d.begin(), d.end());
-    const auto read = [&](hid_t g, auto& a) {
-      a = read_shaped<typename std::decay_t<decltype(a)>::value_type>(f, g, field.name, expect);
-    };
-    if (field.group() == SnapshotGroup::grid) with_array(field, c.grid, [&](auto& a) { read(grid, a); });
-    else with_array(field, c.particles, [&](auto& a) { read(particles, a); });
+struct SnapshotReader::Impl {
+  h5::File file;
+  SnapshotHeader header;
+  // Every dataset of `group`, shaped as the header says; `rows` of each.
+  template <class Held>
+  void read(SnapshotGroup group, Held& held, h5::Rows rows) const {
+    const auto nx = static_cast<uint64_t>(header.nx), ny = static_cast<uint64_t>(header.ny);
+    const auto n = static_cast<uint64_t>(header.particles);
+    const h5::Handle g = h5::open_group(file, group == SnapshotGroup::grid ? "/grid" : "/particles");
+    for (const SnapshotField& field : kSnapshotFields) {
+      if (field.group() != group) continue;
+      const std::vector<uint64_t> d = field.dims(nx, ny, n);
+      const Dims expect(d.begin(), d.end());
+      with_array(field, held, [&](auto& a) {
+        a = read_shaped<typename std::decay_t<decltype(a)>::value_type>(file, g, field.name, expect, rows);
+      });
+    }
   }
+};
+
+SnapshotReader::SnapshotReader(const std::string& path)
+    : impl_(new Impl{h5::File::open_read(path), SnapshotHeader{}}) {
+  impl_->header = read_header(impl_->file);
+}
+
+SnapshotReader::~SnapshotReader() = default;
+
+const SnapshotHeader& SnapshotReader::header() const { return impl_->header; }
+
+SnapshotGrid SnapshotReader::grid() const {
+  SnapshotGrid g;
+  g.nx = impl_->header.nx;
+  g.ny = impl_->header.ny;
+  g.j1 = g.ny;
+  impl_->read(SnapshotGroup::grid, g, {});
+  return g;
+}
+
+SnapshotParticles SnapshotReader::particles(int64_t first, int64_t count) const {
+  SnapshotParticles p;
+  if (first < 0 || count < 0) throw std::invalid_argument("SnapshotReader::particles: a negative range");
+  impl_->read(SnapshotGroup::particles, p, {static_cast<hsize_t>(first), static_cast<hsize_t>(count)});
+  return p;
+}
+
+SnapshotContents read_snapshot(const std::string& path) {
+  const SnapshotReader r(path);
+  SnapshotContents c;
+  c.header = r.header();
+  c.grid = r.grid();
+  c.particles = r.particles(0, c.header.particles);
   return c;
 }
 

@@ -2,6 +2,8 @@
 // Reads snap_NNNNNN.h5 files back: the scalars for an index or a restart
 // check, or every dataset. Shapes are checked against the documented layout.
 #pragma once
+#include <cstdint>
+#include <memory>
 #include <string>
 
 #include "io/snapshot_fields.hpp"
@@ -31,5 +33,25 @@ struct SnapshotContents {
 // Throws std::runtime_error "<path>: <what is wrong>".
 SnapshotHeader read_snapshot_header(const std::string& path);
 SnapshotContents read_snapshot(const std::string& path);
+
+// One snapshot open for reading in parts: its grid whole, its particles a
+// range of records at a time (a restart over ranks, or of many particles,
+// never holds them all at once). Shapes are checked as read_snapshot does.
+class SnapshotReader {
+ public:
+  explicit SnapshotReader(const std::string& path);
+  ~SnapshotReader();
+  SnapshotReader(const SnapshotReader&) = delete;
+  SnapshotReader& operator=(const SnapshotReader&) = delete;
+  const SnapshotHeader& header() const;
+  SnapshotGrid grid() const;
+  // Records [first, first + count) of every particle dataset, cut at the
+  // last one (header().particles).
+  SnapshotParticles particles(int64_t first, int64_t count) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
 
 }  // namespace sim

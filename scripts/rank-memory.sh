@@ -10,7 +10,8 @@
 # halo rows). Rank 0 also gathers the snapshot, so it is shown apart from
 # the largest of the other ranks. Table in DIR/memory.txt, raw figures in
 # DIR/raw.txt. SIM: the binary (default build/sim); ranks run one OpenMP
-# thread each beyond one rank.
+# thread each beyond one rank. RESTART=1: each run (the baseline's too)
+# restarts from the snapshot one rank wrote after one step of its case.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dir=${1:?output directory}
@@ -24,22 +25,36 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
+restart=${RESTART:-0}
 # peak RSS in kB of every rank of `np` ranks running `config`, one per line
 peaks() {  # np config
-  local np=$1 cfg=$2
+  local np=$1 cfg=$2 from=() last=$steps
+  if [[ $restart == 1 ]]; then
+    from=(--restart "$cfg.snap/snap_000001.h5")
+    last=$((steps + 1))
+  fi
   rm -f "$work"/rss.*
   local threads=$(( np > 1 ? 1 : $(nproc) ))
   OMP_NUM_THREADS=$threads mpirun -np "$np" --oversubscribe bash -c \
     '/usr/bin/time -f %M -o "'"$work"'/rss.${OMPI_COMM_WORLD_RANK:-0}" "$@"' sim \
-    "$sim" --quiet --backend cpu --overwrite --steps "$steps" --set run.snapshot_initial=false "$cfg" > /dev/null
+    "$sim" --quiet --backend cpu --overwrite --steps "$last" --set run.snapshot_initial=false "${from[@]}" "$cfg" \
+    > /dev/null
   for ((r = 0; r < np; ++r)); do tail -n 1 "$work/rss.$r"; done
+}
+# RESTART=1: the snapshot of one step of `config` by one rank, in config.snap/
+snapshot_of() {  # config
+  [[ $restart == 1 ]] || return 0
+  "$sim" --quiet --backend cpu --overwrite --steps 1 --set run.snapshot_initial=false --output "$1.snap" "$1" > /dev/null
 }
 
 scripts/weak-case.sh "$nx" "$nx" 1 "$count" "$work/out" > "$work/case.toml"
 scripts/weak-case.sh 64 64 1 1000 "$work/base" > "$work/base.toml"
+snapshot_of "$work/case.toml"
+snapshot_of "$work/base.toml"
 {
   echo "# $(date -u +%F) $(uname -n), $(nproc) cores; $sim ($("$sim" --version | head -n 1))"
-  echo "# case ${nx}^2, $count two-way particles over the whole height; $steps steps and the final snapshot"
+  echo "# case ${nx}^2, $count two-way particles over the whole height; $steps steps and the final snapshot" \
+    "$([[ $restart == 1 ]] && echo "after a restart from step 1")"
 } > "$dir/raw.txt"
 one=""
 {

@@ -156,15 +156,13 @@ void claim_run(const Config& cfg, const RunOptions& opts, std::optional<OutputLo
 SimState start_state(const Config& cfg, const RunOptions& opts) {
   SimState state;
   agree(opts.comm, [&] {
-    if (!opts.restart.empty()) {
-      state = load_restart(cfg, opts.restart);
-    } else if (opts.comm.size() > 1 && !split_runs_on_cuda(cfg)) {
-      const Decomposition slabs = Decomposition::slabs(domain_of(cfg), opts.comm.size());
-      const int rank = opts.comm.rank();
-      state = make_initial_state(cfg, [&](double x, double y) { return slabs.owner_of_point(x, y) == rank; });
-    } else {
-      state = make_initial_state(cfg);
-    }
+    // CPU ranks seed or read back only the particles their slab holds.
+    const bool own = opts.comm.size() > 1 && !split_runs_on_cuda(cfg);
+    const Decomposition slabs = Decomposition::slabs(domain_of(cfg), own ? opts.comm.size() : 1);
+    const int rank = opts.comm.rank();
+    const auto keep = [&](double x, double y) { return slabs.owner_of_point(x, y) == rank; };
+    if (!opts.restart.empty()) state = own ? load_restart(cfg, opts.restart, keep) : load_restart(cfg, opts.restart);
+    else state = own ? make_initial_state(cfg, keep) : make_initial_state(cfg);
     // A restart that has nothing left to run is an error, not a success: it
     // writes nothing, and a script chaining restarts must not take it for progress.
     if (!opts.restart.empty() && state.step >= cfg.step_limit())

@@ -154,6 +154,12 @@ SimState make_initial_state(const Config& cfg, const std::function<bool(double x
   return s;
 }
 
+SimState make_initial_fluid(const Config& cfg) {
+  SimState s;
+  initial_fluid(cfg, s);
+  return s;
+}
+
 int64_t injection_count(const Config& cfg, double t0, double t1) {
   int64_t count = 0;
   if (!injected_between(cfg.inject.rate, t0, t1, count))

@@ -55,6 +55,10 @@ SimState make_initial_state(const Config& cfg);
 // drawn (and checked against the obstacles), the same on every rank.
 SimState make_initial_state(const Config& cfg, const std::function<bool(double x, double y)>& keep);
 
+// The fluid at its initial condition and the obstacles rasterised, with no
+// particle (no slot either): what a restart fills from its file.
+SimState make_initial_fluid(const Config& cfg);
+
 // Particles injected between t0 and t1 at cfg.inject.rate: ids [first, first + count).
 // Throws std::overflow_error when rate * t1 reaches 2^53 (past it neither
 // the double nor the count is exact).
