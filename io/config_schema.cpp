@@ -138,8 +138,8 @@ void fluid_keys(std::vector<Field<Config>>& k) {
       "viscous limit 1 / (2 nu (1/dx^2 + 1/dy^2))). See docs/ARCHITECTURE.md, \"The time step\"."));
   k.push_back(enumeration<ViscousSolver, C>(
       "fluid.viscous_solver", SIM_MEMBER(viscous_solver),
-      "The implicit viscous solves: transform (direct, by fast sine/cosine/Fourier transforms: no obstacle, one "
-      "rank, each velocity component's sides periodic or closed alike), chebyshev (iterative, any domain), or "
+      "The implicit viscous solves: transform (direct, by fast sine/cosine/Fourier transforms: no obstacle, not "
+      "over GPU ranks, each velocity component's sides periodic or closed alike), chebyshev (iterative, any domain), or "
       "auto (transform where it applies, chebyshev elsewhere)."));
 
   k.push_back(number<C>("gravity.x", SIM_MEMBER(gx), "m/s^2", any(),

@@ -9,12 +9,12 @@
 #include <stdexcept>
 #include <string>
 
+#include "sim/cpu/fft_blocks.hpp"
+
 namespace sim {
 
 namespace {
-// Rows (for the x transforms) and columns (for the y transforms) per plan
-// execution: enough to amortise a call, few enough to spread over threads.
-constexpr int kBlock = 16;
+constexpr int kBlock = kFftBlock;
 
 // The FFTW planner is not thread safe; execution of a made plan is.
 std::mutex& planner_mutex() {
@@ -182,84 +182,28 @@ void CpuFftPoisson::solve(const real* rhs, double* x, real* phi) {
 
 // ---- over several ranks ------------------------------------------------
 
-// Who transforms what: rank h the row blocks whose first row it owns (rows
-// [h0[h], h1[h]) of the work array), rank q the column blocks [cb0[q],
-// cb1[q]) (columns [c0[q], c1[q])).
+// Who transforms what (sim/cpu/fft_blocks.hpp): the row blocks whose first
+// row a rank owns, the column blocks shared out evenly.
 struct CpuFftPoisson::Split {
   std::shared_ptr<const RankSplit> owner;
   const SlabRows* ranks = nullptr;  // owner's slabs
-  std::vector<int> rb0, rb1, h0, h1, cb0, cb1, c0, c1;
+  std::vector<int> first, end;      // each rank's rows
+  FftBlocks b;
 };
 
 void CpuFftPoisson::split(std::shared_ptr<const RankSplit> split) {
   const SlabRows* ranks = split ? split->slabs() : nullptr;
   if (!ranks || ranks->ranks() == 1) return;
   auto s = std::make_unique<Split>();
-  const int n = ranks->ranks(), nx = p_.nx, ny = p_.ny;
-  const int rows = (ny + kBlock - 1) / kBlock, cols = (nx + kBlock - 1) / kBlock;
-  for (int h = 0; h < n; ++h) {
-    // The blocks whose first row lies in h's slab.
-    const int a = (ranks->first_row(h) + kBlock - 1) / kBlock;
-    const int b = h == n - 1 ? rows : (ranks->end_row(h) + kBlock - 1) / kBlock;
-    s->rb0.push_back(a);
-    s->rb1.push_back(std::max(a, b));
-    s->h0.push_back(std::min(a * kBlock, ny));
-    s->h1.push_back(std::min(std::max(a, b) * kBlock, ny));
-    const int ca = static_cast<int>(static_cast<int64_t>(cols) * h / n);
-    const int cb = static_cast<int>(static_cast<int64_t>(cols) * (h + 1) / n);
-    s->cb0.push_back(ca);
-    s->cb1.push_back(cb);
-    s->c0.push_back(std::min(ca * kBlock, nx));
-    s->c1.push_back(std::min(cb * kBlock, nx));
+  for (int h = 0; h < ranks->ranks(); ++h) {
+    s->first.push_back(ranks->first_row(h));
+    s->end.push_back(ranks->end_row(h));
   }
+  s->b = FftBlocks::make(s->first, s->end, p_.nx, p_.ny);
   s->owner = std::move(split);
   s->ranks = ranks;
   split_ = std::move(s);
 }
-
-namespace {
-
-// A rectangle of the work array, rows [r0, r1) x columns [c0, c1), to or
-// from one rank.
-struct Piece {
-  int peer, r0, r1, c0, c1;
-  size_t size() const { return static_cast<size_t>(std::max(r1 - r0, 0)) * std::max(c1 - c0, 0); }
-};
-
-// Sends the `out` pieces of `work` and overwrites it with the `in` ones,
-// in one exchange (pieces to or from the rank itself are skipped).
-void move_pieces(const SlabRows& ranks, double* work, int wp, const std::vector<Piece>& out,
-                 const std::vector<Piece>& in) {
-  const int me = ranks.rank();
-  std::vector<std::vector<double>> sent, got;
-  std::vector<SendBuffer> sends;
-  std::vector<RecvBuffer> recvs;
-  sent.reserve(out.size());
-  got.reserve(in.size());
-  for (const Piece& p : out) {
-    if (p.peer == me || p.size() == 0) continue;
-    std::vector<double>& b = sent.emplace_back();
-    b.reserve(p.size());
-    for (int r = p.r0; r < p.r1; ++r)
-      b.insert(b.end(), work + static_cast<size_t>(r) * wp + p.c0, work + static_cast<size_t>(r) * wp + p.c1);
-    sends.push_back({p.peer, 7, b.data(), b.size() * sizeof(double)});
-  }
-  for (const Piece& p : in) {
-    if (p.peer == me || p.size() == 0) continue;
-    std::vector<double>& b = got.emplace_back(p.size());
-    recvs.push_back({p.peer, 7, b.data(), b.size() * sizeof(double)});
-  }
-  ranks.timed([&] { ranks.comm().exchange(sends, recvs); });
-  size_t k = 0;
-  for (const Piece& p : in) {
-    if (p.peer == me || p.size() == 0) continue;
-    const double* b = got[k++].data();
-    const size_t w = static_cast<size_t>(p.c1 - p.c0);
-    for (int r = p.r0; r < p.r1; ++r, b += w) std::copy(b, b + w, work + static_cast<size_t>(r) * wp + p.c0);
-  }
-}
-
-}  // namespace
 
 void CpuFftPoisson::solve_split(const real* rhs, double* x, real* phi) {
   const Split& s = *split_;
@@ -275,26 +219,20 @@ void CpuFftPoisson::solve_split(const real* rhs, double* x, real* phi) {
   for (int j = j0; j < j1; ++j)
     for (int i = 0; i < nx; ++i) work_[static_cast<size_t>(j) * wp_ + i] = rhs[(i + 1) + (j + 1) * P];
   // The rows of each row block to the rank that transforms it.
-  std::vector<Piece> out, in;
-  int o0 = 0, o1 = 0;
-  for (int q = 0; q < n; ++q) {
-    if (overlap(j0, j1, s.h0[q], s.h1[q], o0, o1)) out.push_back({q, o0, o1, 0, nx});
-    if (overlap(sr.first_row(q), sr.end_row(q), s.h0[me], s.h1[me], o0, o1)) in.push_back({q, o0, o1, 0, nx});
-  }
+  const FftBlocks& b = s.b;
+  std::vector<FftPiece> out, in;
+  rows_to_holders(me, s.first, s.end, b, nx, out, in);
   move_pieces(sr, work_, wp_, out, in);
-  row_blocks(true, s.rb0[me], s.rb1[me]);
+  row_blocks(true, b.rb0[me], b.rb1[me]);
   // Rows of blocks to columns of blocks, and back after the column solve.
-  std::vector<Piece> to_cols, from_rows;
-  for (int q = 0; q < n; ++q) {
-    to_cols.push_back({q, s.h0[me], s.h1[me], s.c0[q], s.c1[q]});
-    from_rows.push_back({q, s.h0[q], s.h1[q], s.c0[me], s.c1[me]});
-  }
+  std::vector<FftPiece> to_cols, from_rows;
+  rows_to_columns(me, b, to_cols, from_rows);
   move_pieces(sr, work_, wp_, to_cols, from_rows);
-  col_blocks(true, s.cb0[me], s.cb1[me]);
-  divide(s.c0[me], s.c1[me]);
-  col_blocks(false, s.cb0[me], s.cb1[me]);
+  col_blocks(true, b.cb0[me], b.cb1[me]);
+  divide(b.c0[me], b.c1[me]);
+  col_blocks(false, b.cb0[me], b.cb1[me]);
   move_pieces(sr, work_, wp_, from_rows, to_cols);
-  row_blocks(false, s.rb0[me], s.rb1[me]);
+  row_blocks(false, b.rb0[me], b.rb1[me]);
   // Each rank's rows and the halo rows next to them (wrapped on a periodic
   // y) from the ranks that transformed them.
   const bool periodic_y = p_.ay == FftAxis::periodic;
@@ -306,16 +244,17 @@ void CpuFftPoisson::solve_split(const real* rhs, double* x, real* phi) {
   };
   out.clear();
   in.clear();
+  int o0 = 0, o1 = 0;
   for (int q = 0; q < n; ++q) {
-    for (const auto& [a, b] : wanted(q))
-      if (overlap(a, b, s.h0[me], s.h1[me], o0, o1)) out.push_back({q, o0, o1, 0, nx});
-    for (const auto& [a, b] : wanted(me))
-      if (overlap(a, b, s.h0[q], s.h1[q], o0, o1)) in.push_back({q, o0, o1, 0, nx});
+    for (const auto& [a, z] : wanted(q))
+      if (overlap(a, z, b.h0[me], b.h1[me], o0, o1)) out.push_back({q, o0, o1, 0, nx});
+    for (const auto& [a, z] : wanted(me))
+      if (overlap(a, z, b.h0[q], b.h1[q], o0, o1)) in.push_back({q, o0, o1, 0, nx});
   }
   move_pieces(sr, work_, wp_, out, in);
-  for (const auto& [a, b] : wanted(me)) {
+  for (const auto& [a, z] : wanted(me)) {
 #pragma omp parallel for schedule(static)
-    for (int j = a; j < b; ++j) {
+    for (int j = a; j < z; ++j) {
       store_row(j, x, phi);
       poisson_halo_x(x, j, nx, P, p_.ghost);
       poisson_halo_x(phi, j, nx, P, p_.ghost);

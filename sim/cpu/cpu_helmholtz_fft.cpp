@@ -8,10 +8,12 @@
 #include <stdexcept>
 #include <vector>
 
+#include "sim/cpu/fft_blocks.hpp"
+
 namespace sim {
 
 namespace {
-constexpr int kBlock = 16;  // rows or columns per plan execution (as sim/cpu/cpu_fft.cpp)
+constexpr int kBlock = kFftBlock;
 
 std::mutex& planner_mutex() {
   static std::mutex m;
@@ -30,7 +32,8 @@ fftw_r2r_kind kind_of(HelmholtzAxis a, bool inverse) {
 }  // namespace
 
 // One component: the work array (ny rows of wp doubles) and the plans of
-// full and last blocks, rows then columns, forward and inverse.
+// full and last blocks, rows then columns, forward and inverse; over ranks
+// each rank's work rows and its blocks.
 struct CpuFftHelmholtz::Component {
   HelmholtzComponent h;
   int nx = 0, ny = 0, wp = 0;
@@ -39,6 +42,8 @@ struct CpuFftHelmholtz::Component {
   fftw_plan col[2][2] = {{nullptr, nullptr}, {nullptr, nullptr}};
   std::vector<double> lx, ly;
   double scale = 1;
+  std::vector<int> first, end;  // over ranks: each rank's work rows
+  FftBlocks blocks;
 
   explicit Component(const HelmholtzComponent& hc) : h(hc), nx(hc.x.unknowns), ny(hc.y.unknowns) {
     wp = (nx + 7) / 8 * 8;
@@ -77,23 +82,33 @@ struct CpuFftHelmholtz::Component {
     if (work) fftw_free(work);
   }
 
-  void rows(int inv) {
-    const int blocks = (ny + kBlock - 1) / kBlock;
+  int row_blocks() const { return (ny + kBlock - 1) / kBlock; }
+  int col_blocks() const { return (nx + kBlock - 1) / kBlock; }
+  void rows(int inv, int b0, int b1) {
+    const int blocks = row_blocks();
 #pragma omp parallel for schedule(static)
-    for (int b = 0; b < blocks; ++b) {
+    for (int b = b0; b < b1; ++b) {
       double* at = work + static_cast<size_t>(b) * kBlock * wp;
       const bool last = ny > kBlock && b == blocks - 1 && ny % kBlock != 0;
       fftw_execute_r2r(row[inv][last ? 1 : 0], at, at);
     }
   }
-  void cols(int inv) {
-    const int blocks = (nx + kBlock - 1) / kBlock;
+  void cols(int inv, int b0, int b1) {
+    const int blocks = col_blocks();
 #pragma omp parallel for schedule(static)
-    for (int b = 0; b < blocks; ++b) {
+    for (int b = b0; b < b1; ++b) {
       double* at = work + static_cast<size_t>(b) * kBlock;
       const bool last = nx > kBlock && b == blocks - 1 && nx % kBlock != 0;
       fftw_execute_r2r(col[inv][last ? 1 : 0], at, at);
     }
+  }
+  // x^ = r^ / (1 - g (lambda_x + lambda_y)) in columns [c0, c1).
+  void divide(double g, int c0, int c1) {
+#pragma omp parallel for schedule(static)
+    for (int j = 0; j < ny; ++j)
+      for (int i = c0; i < c1; ++i)
+        work[static_cast<size_t>(j) * wp + i] *=
+            scale / (1.0 - g * (lx[static_cast<size_t>(i)] + ly[static_cast<size_t>(j)]));
   }
 };
 
@@ -108,43 +123,57 @@ void CpuFftHelmholtz::split(std::shared_ptr<const RankSplit> split) {
   if (!s || s->ranks() == 1) return;
   owner_ = std::move(split);
   ranks_ = s;
+  // Component q's work row j is grid row j0 + j: each rank's grid rows cut
+  // to the component's unknown rows.
+  for (auto& c : c_) {
+    Component& m = *c;
+    const int j0 = m.h.y.first;
+    for (int h = 0; h < s->ranks(); ++h) {
+      m.first.push_back(std::clamp(s->first_row(h) - j0, 0, m.ny));
+      m.end.push_back(std::clamp(s->end_row(h) - j0, 0, m.ny));
+    }
+    m.blocks = FftBlocks::make(m.first, m.end, m.nx, m.ny);
+  }
 }
 
-// The work rows of every rank's grid rows [first_row, end_row) to every
-// other rank; r0, r1: this component's unknown rows are grid rows
-// [r0, r1) (work row j is grid row r0 + j).
-void CpuFftHelmholtz::gather_rows(Component& m, int r0, int r1) {
-  const SlabRows& sr = *ranks_;
-  const int me = sr.rank(), n = sr.ranks();
-  auto rows_of = [&](int q, int& a, int& b) {
-    a = std::max(sr.first_row(q), r0) - r0;
-    b = std::min(sr.end_row(q), r1) - r0;
-    return a < b;
-  };
-  std::vector<SendBuffer> sends;
-  std::vector<RecvBuffer> recvs;
-  int a = 0, b = 0;
-  const bool mine = rows_of(me, a, b);
-  for (int q = 0; q < n; ++q) {
-    if (q == me) continue;
-    if (mine)
-      sends.push_back({q, 9, m.work + static_cast<size_t>(a) * m.wp, static_cast<size_t>(b - a) * m.wp * sizeof(double)});
-    int qa = 0, qb = 0;
-    if (rows_of(q, qa, qb))
-      recvs.push_back({q, 9, m.work + static_cast<size_t>(qa) * m.wp, static_cast<size_t>(qb - qa) * m.wp * sizeof(double)});
+// The 2-D transform, the division and back: on one rank every block; over
+// ranks this rank's rows and columns of blocks, between all-to-all
+// exchanges (sim/cpu/fft_blocks.hpp), its own rows back at the end.
+void CpuFftHelmholtz::solve(Component& m, double g) {
+  if (!ranks_) {
+    m.rows(0, 0, m.row_blocks());
+    m.cols(0, 0, m.col_blocks());
+    m.divide(g, 0, m.nx);
+    m.cols(1, 0, m.col_blocks());
+    m.rows(1, 0, m.row_blocks());
+    return;
   }
-  sr.timed([&] { sr.comm().exchange(sends, recvs); });
+  const SlabRows& sr = *ranks_;
+  const int me = sr.rank();
+  const FftBlocks& b = m.blocks;
+  std::vector<FftPiece> out, in, to_cols, from_rows;
+  rows_to_holders(me, m.first, m.end, b, m.nx, out, in);
+  rows_to_columns(me, b, to_cols, from_rows);
+  move_pieces(sr, m.work, m.wp, out, in);
+  m.rows(0, b.rb0[me], b.rb1[me]);
+  move_pieces(sr, m.work, m.wp, to_cols, from_rows);
+  m.cols(0, b.cb0[me], b.cb1[me]);
+  m.divide(g, b.c0[me], b.c1[me]);
+  m.cols(1, b.cb0[me], b.cb1[me]);
+  move_pieces(sr, m.work, m.wp, from_rows, to_cols);
+  m.rows(1, b.rb0[me], b.rb1[me]);
+  move_pieces(sr, m.work, m.wp, in, out);
 }
 
 void CpuFftHelmholtz::correct(int q, const real* b, real* x, double g) {
   Component& m = *c_[q];
   if (!m.work) return;
-  const int nx = m.nx, ny = m.ny, wp = m.wp, P = pitch_;
+  const int nx = m.nx, wp = m.wp, P = pitch_;
   const int i0 = m.h.x.first, j0 = m.h.y.first;
   const double cx = m.h.x.c, cy = m.h.y.c;
   // This rank's unknown rows (all of them on one rank).
-  const int ja = ranks_ ? std::max(ranks_->first_row(ranks_->rank()) - j0, 0) : 0;
-  const int jb = ranks_ ? std::min(ranks_->end_row(ranks_->rank()) - j0, ny) : ny;
+  const int ja = ranks_ ? m.first[static_cast<size_t>(ranks_->rank())] : 0;
+  const int jb = ranks_ ? m.end[static_cast<size_t>(ranks_->rank())] : m.ny;
   // r = b - A x in float64 from the float32 values (the halo holds the
   // boundary values), so the correction carries no rounding of r.
 #pragma omp parallel for schedule(static)
@@ -156,16 +185,7 @@ void CpuFftHelmholtz::correct(int q, const real* b, real* x, double g) {
                          (static_cast<double>(x[c - P]) - 2.0 * xc + x[c + P]) * cy;
       m.work[static_cast<size_t>(j) * wp + i] = static_cast<double>(b[c]) - (xc - g * lap);
     }
-  if (ranks_) gather_rows(m, j0, j0 + ny);
-  m.rows(0);
-  m.cols(0);
-#pragma omp parallel for schedule(static)
-  for (int j = 0; j < ny; ++j)
-    for (int i = 0; i < nx; ++i)
-      m.work[static_cast<size_t>(j) * wp + i] *=
-          m.scale / (1.0 - g * (m.lx[static_cast<size_t>(i)] + m.ly[static_cast<size_t>(j)]));
-  m.cols(1);
-  m.rows(1);
+  solve(m, g);
 #pragma omp parallel for schedule(static)
   for (int j = ja; j < jb; ++j)
     for (int i = 0; i < nx; ++i) {

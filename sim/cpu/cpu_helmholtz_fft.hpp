@@ -30,16 +30,17 @@ class CpuFftHelmholtz {
   void correct(int q, const real* b, real* x, double g);
 
   // A run over several ranks (slabs of rows): from then on correct() is
-  // collective. Each rank takes the residual of its own rows, the rows go
-  // to every rank (an all-gather), and each solves the whole problem with
-  // the same plans, so every rank's rows are one rank's, bit for bit; it
-  // then corrects its own rows. (The work is replicated: the rows of the
-  // residual travel, not the transform's transposes.)
+  // collective. Each rank takes the residual of its own rows; the x
+  // transforms run on the ranks holding their blocks' rows, the y
+  // transforms on columns of blocks shared out evenly, between all-to-all
+  // transposes (sim/cpu/fft_blocks.hpp). Every block runs through one
+  // rank's plan at one rank's place, so each rank's corrected rows are one
+  // rank's, bit for bit.
   void split(std::shared_ptr<const RankSplit> split);
 
  private:
   struct Component;
-  void gather_rows(Component& m, int r0, int r1);
+  void solve(Component& m, double g);
   std::unique_ptr<Component> c_[2];
   int pitch_ = 0;
   std::shared_ptr<const RankSplit> owner_;

@@ -44,7 +44,7 @@ enum class AdvectionScheme { central, quick };
 // (sim/model/time_scheme.hpp).
 enum class ViscousScheme { implicit, explicit_ };
 // How the implicit viscous step solves its Helmholtz problems: auto = the
-// transform solve where the domain allows it (no obstacle, one rank, each
+// transform solve where the domain allows it (no obstacle, no GPU ranks, each
 // velocity component's sides periodic, or closed with matching tangential
 // rules), Chebyshev iteration elsewhere (sim/model/viscous.hpp).
 enum class ViscousSolver { auto_, transform, chebyshev };

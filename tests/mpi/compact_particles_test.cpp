@@ -9,7 +9,6 @@
 // on the wrong rank or twice, a store out of slot order (the recycling
 // then finds the wrong records).
 #include <doctest/doctest.h>
-#include <omp.h>
 
 #include <algorithm>
 #include <cmath>
@@ -23,6 +22,7 @@
 #include "sim/ranks/comm.hpp"
 #include "sim/ranks/decomposition.hpp"
 #include "sim/ranks/slab_rows.hpp"
+#include "one_thread.hpp"
 
 namespace {
 
@@ -68,14 +68,7 @@ int64_t alive_count(const HostParticles& p) {
 }  // namespace
 
 TEST_CASE("particles: a CPU rank stores only its own particles, and the run is one rank's") {
-  // one thread a rank: the ranks share the machine's cores, and OpenMP
-  // threads spinning beside other ranks slow every step a hundredfold
-  const int threads = omp_get_max_threads();
-  omp_set_num_threads(1);
-  struct Restore {
-    int n;
-    ~Restore() { omp_set_num_threads(n); }
-  } restore{threads};
+  const test::OneThreadPerRank one_thread;
   Config c = case_config();
   SUBCASE("one-way: bit for bit") { c.two_way = false; }
   SUBCASE("two-way: to rounding") { c.two_way = true; }
