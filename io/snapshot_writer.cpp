@@ -72,7 +72,7 @@ void write_header(const h5::File& f, const SimState& s, const SnapshotMeta& meta
   h5::write_attr(f, root, "next_id", static_cast<uint64_t>(s.next_id));
   h5::write_attr(f, root, "removed", static_cast<int64_t>(counters.removed));
   h5::write_attr(f, root, "recycled", static_cast<int64_t>(counters.recycled));
-  h5::write_attr(f, root, "capacity", static_cast<int64_t>(s.particles.size()));
+  h5::write_attr(f, root, "capacity", meta.capacity >= 0 ? meta.capacity : static_cast<int64_t>(s.particles.size()));
 }
 
 // Fills the file made by `create` and renames it to `path` when `commits`;
@@ -124,6 +124,7 @@ SnapshotMeta make_snapshot_meta(const Config& cfg, const std::string& strategies
   m.dy = cfg.dy();
   m.compression.enabled = cfg.compress;
   m.compression.level = cfg.compression_level;
+  m.capacity = cfg.particle_capacity();
   return m;
 }
 

@@ -21,6 +21,9 @@ struct SnapshotMeta {
   double fluid_density = 0;  // [kg/m^3]: pressure = rho_f * phi
   double dx = 0, dy = 0;     // [m], exact (the Grid holds them as float)
   h5::Compression compression;
+  // The run's particle slots (cfg.particle_capacity()): a rank's part of a
+  // collective snapshot holds its own records only. -1: the state's slots.
+  int64_t capacity = -1;
 };
 
 SnapshotMeta make_snapshot_meta(const Config& cfg, const std::string& strategies);

@@ -56,6 +56,16 @@ compare() {  # one-rank file, other file, what
       failed=1
     fi
   done
+  # The state's attributes (io/snapshot_writer.cpp's header), the same.
+  for a in step time dt next_id removed recycled capacity; do
+    local one other
+    one=$(h5dump -a "/$a" "$1" | grep '(0)')
+    other=$(h5dump -a "/$a" "$2" | grep '(0)')
+    if [[ $one != "$other" ]]; then
+      echo "split_run: $3: attribute $a is${other#*:} against one rank's${one#*:}"
+      failed=1
+    fi
+  done
 }
 
 # The obstacle force lines of two reports, number by number, to SPLIT_FORCES.
