@@ -14,6 +14,7 @@
 #include "cuda/device_buffer.hpp"
 #include "support/cases.hpp"
 #include "support/gpu.hpp"
+#include "support/sides.hpp"
 #include "sim/cpu/cpu_fft.hpp"
 #include "sim/model/poisson.hpp"
 
@@ -26,15 +27,8 @@ struct FftCase {
   sim::PoissonHierarchy h;
 };
 
-// dx = 0.5 and dy = 0.25: the float coefficients are 4 and 16 exactly.
 FftCase fft_case(int nx, int ny, BoundaryKind x, BoundaryKind y) {
-  sim::Config cfg;
-  cfg.nx = nx;
-  cfg.ny = ny;
-  cfg.lx = nx * 0.5;
-  cfg.ly = ny * 0.25;
-  cfg.left.kind = cfg.right.kind = x;
-  cfg.bottom.kind = cfg.top.kind = y;
+  const sim::Config cfg = sim::test::sides_config(nx, ny, x, y);
   FftCase c;
   c.grid = sim::Grid::make(nx, ny, cfg.lx, cfg.ly);
   const std::vector<sim::real> open(c.grid.size(), sim::real(1));

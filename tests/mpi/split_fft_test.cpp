@@ -19,6 +19,7 @@
 #include "sim/cpu/cpu_fft.hpp"
 #include "sim/ranks/slab_rows.hpp"
 #include "sim/model/poisson.hpp"
+#include "../support/sides.hpp"
 
 using sim::BoundaryKind;
 using sim::Comm;
@@ -33,12 +34,7 @@ struct Case {
 
 Case make_case(int nx, int ny, BoundaryKind x, BoundaryKind y) {
   Case c;
-  c.cfg.nx = nx;
-  c.cfg.ny = ny;
-  c.cfg.lx = nx * 0.5;
-  c.cfg.ly = ny * 0.25;
-  c.cfg.left.kind = c.cfg.right.kind = x;
-  c.cfg.bottom.kind = c.cfg.top.kind = y;
+  c.cfg = sim::test::sides_config(nx, ny, x, y);
   c.grid = sim::Grid::make(nx, ny, c.cfg.lx, c.cfg.ly);
   const sim::Constants k = sim::make_constants(c.cfg, c.grid);
   const std::vector<sim::real> open(c.grid.size(), sim::real(1));

@@ -20,6 +20,7 @@
 #include "sim/model/helmholtz_fft.hpp"
 #include "sim/ranks/slab_rows.hpp"
 #include "one_thread.hpp"
+#include "../support/sides.hpp"
 
 using sim::BoundaryKind;
 using sim::Comm;
@@ -37,13 +38,7 @@ TEST_CASE("split helmholtz: every rank's corrected rows are one rank's, bit for 
       for (BoundaryKind x : kinds)
         for (BoundaryKind y : kinds) {
           if (ny < c.size()) continue;
-          sim::Config cfg;
-          cfg.nx = nx;
-          cfg.ny = ny;
-          cfg.lx = nx * 0.5;
-          cfg.ly = ny * 0.25;
-          cfg.left.kind = cfg.right.kind = x;
-          cfg.bottom.kind = cfg.top.kind = y;
+          const sim::Config cfg = sim::test::sides_config(nx, ny, x, y);
           const sim::Grid grid = sim::Grid::make(nx, ny, cfg.lx, cfg.ly);
           const sim::Constants k = sim::make_constants(cfg, grid);
           if (!sim::helmholtz_transform_refusal(k, false).empty()) continue;
