@@ -214,7 +214,7 @@ void snapshot_particles_into(const HostParticles& p, SnapshotParticles& out) {
   }
 }
 
-SnapshotParticles particles_by_id_range(const SnapshotParticles& mine, uint64_t next_id, const Comm& comm,
+SnapshotParticles particles_by_id_range(const HostParticles& mine, uint64_t next_id, const Comm& comm,
                                         uint64_t& first) {
   const int ranks = comm.size();
   struct Record {
@@ -229,14 +229,16 @@ SnapshotParticles particles_by_id_range(const SnapshotParticles& mine, uint64_t 
   // Memory: every buffer sized exactly and freed as soon as it is read (the
   // records of a rank's particles pass through here once or twice, not
   // five times, at a snapshot of many particles a rank).
+  // The records go straight from the rank's store (no id-sorted copy of it).
   std::vector<size_t> n_out(static_cast<size_t>(ranks), 0);
-  for (size_t k = 0; k < mine.size(); ++k) ++n_out[static_cast<size_t>(owner(mine.id[k]))];
+  for (size_t k = 0; k < mine.size(); ++k)
+    if (mine.alive[k]) ++n_out[static_cast<size_t>(owner(mine.id[k]))];
   std::vector<std::vector<Record>> out(static_cast<size_t>(ranks));
   for (int r = 0; r < ranks; ++r) out[static_cast<size_t>(r)].reserve(n_out[static_cast<size_t>(r)]);
   for (size_t k = 0; k < mine.size(); ++k)
-    out[static_cast<size_t>(owner(mine.id[k]))].push_back({mine.position[3 * k], mine.position[3 * k + 1],
-                                                          mine.velocity[3 * k], mine.velocity[3 * k + 1],
-                                                          mine.diameter[k], mine.id[k]});
+    if (mine.alive[k])
+      out[static_cast<size_t>(owner(mine.id[k]))].push_back(
+          {mine.x[k], mine.y[k], mine.vx[k], mine.vy[k], mine.d[k], mine.id[k]});
   std::vector<int> peers(static_cast<size_t>(ranks));
   for (int r = 0; r < ranks; ++r) peers[static_cast<size_t>(r)] = r;
   std::vector<std::vector<Record>> in = comm.exchange_records(peers, out, 0);

@@ -191,11 +191,12 @@ void snapshot_grid_into(const SimState& s, double fluid_density, SnapshotGrid& o
 void snapshot_particles_into(const HostParticles& p, SnapshotParticles& out);
 
 class Comm;
-// The alive particles of every rank (each passes its own), redistributed so
-// that rank r holds the r-th of `comm.size()` ranges of ids [0, next_id),
-// in increasing id; `first` receives the index of its first particle among
-// all ranks' (the row it starts at in the file). Collective.
-SnapshotParticles particles_by_id_range(const SnapshotParticles& mine, uint64_t next_id, const Comm& comm,
+// The alive particles of every rank (each passes its own records, in any
+// order), redistributed so that rank r holds the r-th of `comm.size()`
+// ranges of ids [0, next_id), in increasing id; `first` receives the index
+// of its first particle among all ranks' (the row it starts at in the
+// file). Collective.
+SnapshotParticles particles_by_id_range(const HostParticles& mine, uint64_t next_id, const Comm& comm,
                                         uint64_t& first);
 
 }  // namespace sim

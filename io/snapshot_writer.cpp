@@ -161,7 +161,7 @@ void write_snapshot_collective(const std::string& path, const SimState& part, in
                                const Comm& comm) {
   // What each rank writes, and the totals every rank must name alike.
   uint64_t first = 0;
-  const SnapshotParticles p = particles_by_id_range(snapshot_particles(part.particles), part.next_id, comm, first);
+  const SnapshotParticles p = particles_by_id_range(part.particles, part.next_id, comm, first);
   const auto n = static_cast<hsize_t>(comm.allreduce_sum(static_cast<int64_t>(p.size())));
   ParticleCounters counters = part.counters;
   counters.removed = comm.allreduce_sum(static_cast<int64_t>(counters.removed));
