@@ -439,14 +439,18 @@ std::vector<T> read_dataset(const File& f, hid_t loc, const std::string& name, s
     start[0] = std::min(rows.first, dims[0]);
     count[0] = std::min(rows.count, dims[0] - start[0]);
   }
-  // The product of the dims in 64 bits, checked: a file may declare any
-  // shape, and a wrapped product would read into a too-small vector.
+  // The product of the dims in 64 bits, checked (the whole dataset's, then
+  // the rows read): a file may declare any shape, and a wrapped product
+  // would read into a too-small vector.
   uint64_t total = 1;
-  for (hsize_t n : count) {
-    const auto t = checked_mul<uint64_t>(total, n);
-    if (!t || *t > std::vector<T>().max_size())
-      fail(f.path(), "dataset '" + name + "' declares more elements than a vector can hold");
-    total = *t;
+  for (const std::vector<hsize_t>* shape : {&dims, static_cast<const std::vector<hsize_t>*>(&count)}) {
+    total = 1;
+    for (hsize_t n : *shape) {
+      const auto t = checked_mul<uint64_t>(total, n);
+      if (!t || *t > std::vector<T>().max_size())
+        fail(f.path(), "dataset '" + name + "' declares more elements than a vector can hold");
+      total = *t;
+    }
   }
   std::vector<T> v(static_cast<size_t>(total));
   herr_t status = 0;

@@ -105,23 +105,31 @@ void validate_particles(const Config& cfg, const SnapshotHeader& h, const Snapsh
 
 bool close_enough(double a, double b) { return std::abs(a - b) <= 1e-9 * std::max(std::abs(a), std::abs(b)); }
 
-void restore_grid(const Config& cfg, const SnapshotGrid& f, SimState& s, const std::string& what) {
+// Rows f.j0 .. f.j1 - 1 of the file's grid into the state (the y faces'
+// row ny too with the last rows); the mask checked against the config's.
+void restore_rows(const SnapshotGrid& f, SimState& s, const std::string& what) {
   const Grid& g = s.grid;
-  const int nx = g.nx, ny = g.ny;
-  for (int j = 0; j < ny; ++j)
+  const int nx = g.nx;
+  for (int j = f.j0; j < f.j1; ++j)
     for (int i = 0; i < nx; ++i) {
-      const size_t c = static_cast<size_t>(j) * nx + i;
+      const size_t c = static_cast<size_t>(j - f.j0) * nx + i;
       const real open = f.solid[c] ? real(0) : real(1);
       if (s.open[g.idx(i, j)] != open)
         throw std::runtime_error(what + ": the obstacle mask differs from the config's obstacles (first at cell " +
                                  std::to_string(i) + ", " + std::to_string(j) + ")");
       s.phi[g.idx(i, j)] = f.phi[c];
     }
-  for (int j = 0; j < ny; ++j)
-    for (int i = 0; i <= nx; ++i) s.u[g.idx(i, j)] = f.u[static_cast<size_t>(j) * (nx + 1) + i];
-  for (int j = 0; j <= ny; ++j)
-    for (int i = 0; i < nx; ++i) s.v[g.idx(i, j)] = f.v[static_cast<size_t>(j) * nx + i];
-  // Same calls, same order as make_initial_state and the backends' halo fill.
+  for (int j = f.j0; j < f.j1; ++j)
+    for (int i = 0; i <= nx; ++i) s.u[g.idx(i, j)] = f.u[static_cast<size_t>(j - f.j0) * (nx + 1) + i];
+  for (int j = f.j0; j < f.j0 + f.v_rows(); ++j)
+    for (int i = 0; i < nx; ++i) s.v[g.idx(i, j)] = f.v[static_cast<size_t>(j - f.j0) * nx + i];
+}
+
+// The halo from the interior: same calls, same order as make_initial_state
+// and the backends' halo fill.
+void fill_halo(const Config& cfg, SimState& s) {
+  const Grid& g = s.grid;
+  const int nx = g.nx, ny = g.ny;
   const Constants k = make_constants(cfg, g);
   for (int j = 0; j <= ny; ++j) halo_velocity_x(s.u.data(), s.v.data(), j, k);
   for (int i = -1; i <= nx + 1; ++i) halo_velocity_y(s.u.data(), s.v.data(), i, k);
@@ -207,15 +215,18 @@ void restore_particles(const Config& cfg, const SnapshotReader& file, SimState& 
 SimState load(const Config& cfg, const std::string& path, const std::function<bool(double, double)>* keep,
               int64_t chunk) {
   const std::string what = "restart from '" + path + "'";
+  // An error of the file itself (HDF5, a shape) is "restart: PATH: ...",
+  // one of its contents "restart from 'PATH': ...".
+  const auto rethrow = [&](const std::exception& e) {
+    const std::string m = e.what();
+    throw std::runtime_error(m.rfind(what, 0) == 0 ? m : "restart: " + m);
+  };
   std::optional<SnapshotReader> file;
-  SnapshotGrid grid;
   try {
     check_header_sizes(cfg, read_snapshot_header(path), what);
     file.emplace(path);
-    grid = file->grid();
   } catch (const std::exception& e) {
-    const std::string m = e.what();
-    throw std::runtime_error(m.rfind(what, 0) == 0 ? m : "restart: " + m);
+    rethrow(e);
   }
   const SnapshotHeader& h = file->header();
   check_header_sizes(cfg, h, what);
@@ -224,20 +235,26 @@ SimState load(const Config& cfg, const std::string& path, const std::function<bo
                              " m, the config's " + std::to_string(cfg.dx()) + " x " + std::to_string(cfg.dy()) +
                              " m (domain.lx, domain.ly)");
   validate_header(h, what);
-  require_finite_group(h, SnapshotGroup::grid, grid, 0, what);
   SimState s = make_initial_fluid(cfg);
   s.step = h.step;
   s.time = h.time;
   s.dt = h.dt;
   s.next_id = h.next_id;
   s.counters = h.counters;
-  restore_grid(cfg, grid, s, what);
-  grid = SnapshotGrid{};
+  const int64_t per_read = std::max<int64_t>(chunk, 1);
   try {
-    restore_particles(cfg, *file, s, what, keep, std::max<int64_t>(chunk, 1));
+    // The grid in blocks of rows of about `chunk` faces, each checked and
+    // placed; then the particles `chunk` records at a time.
+    const int rows = static_cast<int>(std::clamp<int64_t>(per_read / (h.nx + 1), 1, h.ny));
+    for (int j0 = 0; j0 < h.ny; j0 += rows) {
+      const SnapshotGrid g = file->grid(j0, std::min(h.ny, j0 + rows));
+      require_finite_group(h, SnapshotGroup::grid, g, static_cast<uint64_t>(j0), what);
+      restore_rows(g, s, what);
+    }
+    fill_halo(cfg, s);
+    restore_particles(cfg, *file, s, what, keep, per_read);
   } catch (const std::exception& e) {
-    const std::string m = e.what();
-    throw std::runtime_error(m.rfind(what, 0) == 0 ? m : "restart: " + m);
+    rethrow(e);
   }
   return s;
 }

@@ -21,9 +21,10 @@ SimState load_restart(const Config& cfg, const std::string& path, int64_t chunk 
 
 // The same state with only the particles `keep(x, y)` accepts (a rank's
 // own), as the live records of a compacted store in slot order, as
-// make_initial_state(cfg, keep) gives them. Both read the particles `chunk`
-// records at a time and check every one of them (the same refusals, on
-// every rank): no rank holds the file's particles or the whole capacity.
+// make_initial_state(cfg, keep) gives them. Both read the grid in blocks
+// of rows of about `chunk` faces and the particles `chunk` records at a
+// time, and check every value (the same refusals, on every rank): no rank
+// holds the file's grid or particles, or the whole capacity.
 SimState load_restart(const Config& cfg, const std::string& path,
                       const std::function<bool(double x, double y)>& keep, int64_t chunk = kRestartChunk);
 

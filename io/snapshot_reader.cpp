@@ -81,7 +81,8 @@ SnapshotHeader read_snapshot_header(const std::string& path) {
 struct SnapshotReader::Impl {
   h5::File file;
   SnapshotHeader header;
-  // Every dataset of `group`, shaped as the header says; `rows` of each.
+  // Every dataset of `group`, shaped as the header says; `rows` of each
+  // (one more of the y faces' datasets where `rows` end at row ny).
   template <class Held>
   void read(SnapshotGroup group, Held& held, h5::Rows rows) const {
     const auto nx = static_cast<uint64_t>(header.nx), ny = static_cast<uint64_t>(header.ny);
@@ -91,8 +92,10 @@ struct SnapshotReader::Impl {
       if (field.group() != group) continue;
       const std::vector<uint64_t> d = field.dims(nx, ny, n);
       const Dims expect(d.begin(), d.end());
+      h5::Rows r = rows;
+      if (field.at == Placement::y_face && r.count != ~hsize_t(0) && r.first + r.count == ny) ++r.count;
       with_array(field, held, [&](auto& a) {
-        a = read_shaped<typename std::decay_t<decltype(a)>::value_type>(file, g, field.name, expect, rows);
+        a = read_shaped<typename std::decay_t<decltype(a)>::value_type>(file, g, field.name, expect, r);
       });
     }
   }
@@ -107,12 +110,16 @@ SnapshotReader::~SnapshotReader() = default;
 
 const SnapshotHeader& SnapshotReader::header() const { return impl_->header; }
 
-SnapshotGrid SnapshotReader::grid() const {
+SnapshotGrid SnapshotReader::grid() const { return grid(0, impl_->header.ny); }
+
+SnapshotGrid SnapshotReader::grid(int j0, int j1) const {
   SnapshotGrid g;
   g.nx = impl_->header.nx;
   g.ny = impl_->header.ny;
-  g.j1 = g.ny;
-  impl_->read(SnapshotGroup::grid, g, {});
+  if (j0 < 0 || j1 < j0 || j1 > g.ny) throw std::invalid_argument("SnapshotReader::grid: rows outside the grid");
+  g.j0 = j0;
+  g.j1 = j1;
+  impl_->read(SnapshotGroup::grid, g, {static_cast<hsize_t>(j0), static_cast<hsize_t>(j1 - j0)});
   return g;
 }
 

@@ -45,6 +45,8 @@ class SnapshotReader {
   SnapshotReader& operator=(const SnapshotReader&) = delete;
   const SnapshotHeader& header() const;
   SnapshotGrid grid() const;
+  // Rows [j0, j1) of every grid dataset (the y faces' row ny too when j1 is ny).
+  SnapshotGrid grid(int j0, int j1) const;
   // Records [first, first + count) of every particle dataset, cut at the
   // last one (header().particles).
   SnapshotParticles particles(int64_t first, int64_t count) const;

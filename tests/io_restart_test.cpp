@@ -160,11 +160,14 @@ TEST_CASE("restart: a rank's own particles, read a chunk at a time, are the whol
       CHECK(std::memcmp(&q, &expect[k], sizeof q) == 0);
     }
   }
-  // Chunks of any size read the whole state as one read does.
+  // Chunks of any size (the grid a row at a time) read the whole state as one read does.
   const SimState in_ones = load_restart(cfg, snap, 1);
   CHECK(in_ones.particles.id == whole.particles.id);
   CHECK(in_ones.particles.x == whole.particles.x);
   CHECK(in_ones.particles.alive == whole.particles.alive);
+  CHECK(in_ones.u == whole.u);
+  CHECK(in_ones.v == whole.v);
+  CHECK(in_ones.phi == whole.phi);
 }
 
 TEST_CASE("restart: two particles of one slot are refused alike whole and a rank's part at a time") {

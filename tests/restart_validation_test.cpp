@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "io/restart.hpp"
 #include "io/snapshot_fields.hpp"
 #include "io/snapshot_files.hpp"
 #include "support/cases.hpp"
@@ -246,4 +247,31 @@ TEST_CASE("restart validation: a dataset whose bytes changed fails its checksum,
   const std::string solid = flip_data_byte("/grid/solid", 3);
   check_refused_with(solid, "sim: error: restart: " + solid + ": dataset '/grid/solid' fails its Fletcher32 checksum",
                      {});
+}
+
+TEST_CASE("restart validation: read a row or a record at a time, a file is refused as read whole") {
+  // The first bad value in each dataset, in the first, a middle and the
+  // last row (v's row ny only in the last block of rows).
+  const Config cfg = test::case_config("box.toml", test::scratch_dir("restart_validation_parts"), kSets);
+  const std::vector<std::string> files = {
+      poison_float("/grid/u", 0, kNaN),          poison_float("/grid/u", 9 * 17 + 4, kInf),
+      poison_float("/grid/v", 16 * 16 + 3, kNaN), poison_float("/grid/phi", 15 * 16 + 15, kNaN),
+      poison_float("/grid/velocity", 3 * (7 * 16 + 2) + 1, kNaN), poison_float("/grid/vorticity", 200, -kInf),
+      poison_float("/particles/velocity", 3 * 49, kNaN), poison_float("/particles/position", 3 * 30, -1.0f)};
+  const auto refusal = [&](const std::string& path, int64_t chunk) {
+    try {
+      load_restart(cfg, path, chunk);
+    } catch (const std::runtime_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("(accepted)");
+  };
+  for (const std::string& f : files) {
+    const std::string whole = refusal(f, kRestartChunk);
+    CAPTURE(whole);
+    const bool refused = whole.find("is not finite") != std::string::npos ||
+                         whole.find("outside the domain") != std::string::npos;
+    CHECK(refused);
+    for (const int64_t chunk : {int64_t(1), int64_t(17), int64_t(40)}) CHECK(refusal(f, chunk) == whole);
+  }
 }
