@@ -161,8 +161,7 @@ void check_header_sizes(const Config& cfg, const SnapshotHeader& h, const std::s
 void restore_particles(const Config& cfg, const SnapshotReader& file, SimState& s, const std::string& what,
                        const std::function<bool(double, double)>* keep, int64_t chunk) {
   const SnapshotHeader& h = file.header();
-  const int64_t cap = cfg.particle_capacity();
-  require_capacity(cfg, h.particles, what);
+  const int64_t cap = cfg.particle_capacity();  // >= h.particles (check_header_sizes)
   const auto c = static_cast<uint64_t>(cap);
   HostParticles& p = s.particles;
   p = HostParticles{};
@@ -221,9 +220,10 @@ SimState load(const Config& cfg, const std::string& path, const std::function<bo
     const std::string m = e.what();
     throw std::runtime_error(m.rfind(what, 0) == 0 ? m : "restart: " + m);
   };
+  // The reader reads the header alone: a file that declares a huge grid or
+  // particle count is refused before any of its datasets is read.
   std::optional<SnapshotReader> file;
   try {
-    check_header_sizes(cfg, read_snapshot_header(path), what);
     file.emplace(path);
   } catch (const std::exception& e) {
     rethrow(e);

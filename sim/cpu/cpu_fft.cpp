@@ -187,7 +187,6 @@ void CpuFftPoisson::solve(const real* rhs, double* x, real* phi) {
 struct CpuFftPoisson::Split {
   std::shared_ptr<const RankSplit> owner;
   const SlabRows* ranks = nullptr;  // owner's slabs
-  std::vector<int> first, end;      // each rank's rows
   FftBlocks b;
 };
 
@@ -195,11 +194,12 @@ void CpuFftPoisson::split(std::shared_ptr<const RankSplit> split) {
   const SlabRows* ranks = split ? split->slabs() : nullptr;
   if (!ranks || ranks->ranks() == 1) return;
   auto s = std::make_unique<Split>();
+  std::vector<int> first, end;
   for (int h = 0; h < ranks->ranks(); ++h) {
-    s->first.push_back(ranks->first_row(h));
-    s->end.push_back(ranks->end_row(h));
+    first.push_back(ranks->first_row(h));
+    end.push_back(ranks->end_row(h));
   }
-  s->b = FftBlocks::make(s->first, s->end, p_.nx, p_.ny);
+  s->b = FftBlocks::make(first, end, ranks->rank(), p_.nx, p_.ny);
   s->owner = std::move(split);
   s->ranks = ranks;
   split_ = std::move(s);
@@ -220,18 +220,14 @@ void CpuFftPoisson::solve_split(const real* rhs, double* x, real* phi) {
     for (int i = 0; i < nx; ++i) work_[static_cast<size_t>(j) * wp_ + i] = rhs[(i + 1) + (j + 1) * P];
   // The rows of each row block to the rank that transforms it.
   const FftBlocks& b = s.b;
-  std::vector<FftPiece> out, in;
-  rows_to_holders(me, s.first, s.end, b, nx, out, in);
-  move_pieces(sr, work_, wp_, out, in);
+  move_pieces(sr, work_, wp_, b.rows_out, b.rows_in);
   row_blocks(true, b.rb0[me], b.rb1[me]);
   // Rows of blocks to columns of blocks, and back after the column solve.
-  std::vector<FftPiece> to_cols, from_rows;
-  rows_to_columns(me, b, to_cols, from_rows);
-  move_pieces(sr, work_, wp_, to_cols, from_rows);
+  move_pieces(sr, work_, wp_, b.to_cols, b.from_rows);
   col_blocks(true, b.cb0[me], b.cb1[me]);
   divide(b.c0[me], b.c1[me]);
   col_blocks(false, b.cb0[me], b.cb1[me]);
-  move_pieces(sr, work_, wp_, from_rows, to_cols);
+  move_pieces(sr, work_, wp_, b.from_rows, b.to_cols);
   row_blocks(false, b.rb0[me], b.rb1[me]);
   // Each rank's rows and the halo rows next to them (wrapped on a periodic
   // y) from the ranks that transformed them.
@@ -242,8 +238,7 @@ void CpuFftPoisson::solve_split(const real* rhs, double* x, real* phi) {
     if (periodic_y && sr.end_row(q) == ny) r.push_back({0, 1});
     return r;
   };
-  out.clear();
-  in.clear();
+  std::vector<FftPiece> out, in;
   int o0 = 0, o1 = 0;
   for (int q = 0; q < n; ++q) {
     for (const auto& [a, z] : wanted(q))

@@ -42,10 +42,11 @@ struct CpuFftHelmholtz::Component {
   fftw_plan col[2][2] = {{nullptr, nullptr}, {nullptr, nullptr}};
   std::vector<double> lx, ly;
   double scale = 1;
-  std::vector<int> first, end;  // over ranks: each rank's work rows
-  FftBlocks blocks;
+  int ja = 0, jb = 0;  // this rank's work rows (all of them on one rank)
+  FftBlocks blocks;   // over ranks
 
-  explicit Component(const HelmholtzComponent& hc) : h(hc), nx(hc.x.unknowns), ny(hc.y.unknowns) {
+  explicit Component(const HelmholtzComponent& hc)
+      : h(hc), nx(hc.x.unknowns), ny(hc.y.unknowns), jb(hc.y.unknowns) {
     wp = (nx + 7) / 8 * 8;
     if (nx <= 0 || ny <= 0) return;
     work = static_cast<double*>(fftw_malloc(sizeof(double) * static_cast<size_t>(wp) * ny));
@@ -128,11 +129,14 @@ void CpuFftHelmholtz::split(std::shared_ptr<const RankSplit> split) {
   for (auto& c : c_) {
     Component& m = *c;
     const int j0 = m.h.y.first;
+    std::vector<int> first, end;
     for (int h = 0; h < s->ranks(); ++h) {
-      m.first.push_back(std::clamp(s->first_row(h) - j0, 0, m.ny));
-      m.end.push_back(std::clamp(s->end_row(h) - j0, 0, m.ny));
+      first.push_back(std::clamp(s->first_row(h) - j0, 0, m.ny));
+      end.push_back(std::clamp(s->end_row(h) - j0, 0, m.ny));
     }
-    m.blocks = FftBlocks::make(m.first, m.end, m.nx, m.ny);
+    m.ja = first[static_cast<size_t>(s->rank())];
+    m.jb = end[static_cast<size_t>(s->rank())];
+    m.blocks = FftBlocks::make(first, end, s->rank(), m.nx, m.ny);
   }
 }
 
@@ -151,18 +155,15 @@ void CpuFftHelmholtz::solve(Component& m, double g) {
   const SlabRows& sr = *ranks_;
   const int me = sr.rank();
   const FftBlocks& b = m.blocks;
-  std::vector<FftPiece> out, in, to_cols, from_rows;
-  rows_to_holders(me, m.first, m.end, b, m.nx, out, in);
-  rows_to_columns(me, b, to_cols, from_rows);
-  move_pieces(sr, m.work, m.wp, out, in);
+  move_pieces(sr, m.work, m.wp, b.rows_out, b.rows_in);
   m.rows(0, b.rb0[me], b.rb1[me]);
-  move_pieces(sr, m.work, m.wp, to_cols, from_rows);
+  move_pieces(sr, m.work, m.wp, b.to_cols, b.from_rows);
   m.cols(0, b.cb0[me], b.cb1[me]);
   m.divide(g, b.c0[me], b.c1[me]);
   m.cols(1, b.cb0[me], b.cb1[me]);
-  move_pieces(sr, m.work, m.wp, from_rows, to_cols);
+  move_pieces(sr, m.work, m.wp, b.from_rows, b.to_cols);
   m.rows(1, b.rb0[me], b.rb1[me]);
-  move_pieces(sr, m.work, m.wp, in, out);
+  move_pieces(sr, m.work, m.wp, b.rows_in, b.rows_out);
 }
 
 void CpuFftHelmholtz::correct(int q, const real* b, real* x, double g) {
@@ -171,9 +172,7 @@ void CpuFftHelmholtz::correct(int q, const real* b, real* x, double g) {
   const int nx = m.nx, wp = m.wp, P = pitch_;
   const int i0 = m.h.x.first, j0 = m.h.y.first;
   const double cx = m.h.x.c, cy = m.h.y.c;
-  // This rank's unknown rows (all of them on one rank).
-  const int ja = ranks_ ? m.first[static_cast<size_t>(ranks_->rank())] : 0;
-  const int jb = ranks_ ? m.end[static_cast<size_t>(ranks_->rank())] : m.ny;
+  const int ja = m.ja, jb = m.jb;  // this rank's unknown rows
   // r = b - A x in float64 from the float32 values (the halo holds the
   // boundary values), so the correction carries no rounding of r.
 #pragma omp parallel for schedule(static)

@@ -6,7 +6,7 @@
 
 namespace sim {
 
-FftBlocks FftBlocks::make(const std::vector<int>& first, const std::vector<int>& end, int nx, int ny) {
+FftBlocks FftBlocks::make(const std::vector<int>& first, const std::vector<int>& end, int me, int nx, int ny) {
   FftBlocks s;
   const int n = static_cast<int>(first.size());
   const int rows = (ny + kFftBlock - 1) / kFftBlock, cols = (nx + kFftBlock - 1) / kFftBlock;
@@ -24,6 +24,17 @@ FftBlocks FftBlocks::make(const std::vector<int>& first, const std::vector<int>&
     s.cb1.push_back(cb);
     s.c0.push_back(std::min(ca * kFftBlock, nx));
     s.c1.push_back(std::min(cb * kFftBlock, nx));
+  }
+  const auto m = static_cast<size_t>(me);
+  for (int q = 0; q < n; ++q) {
+    const auto p = static_cast<size_t>(q);
+    int o0 = std::max(first[m], s.h0[p]), o1 = std::min(end[m], s.h1[p]);
+    if (o0 < o1) s.rows_out.push_back({q, o0, o1, 0, nx});
+    o0 = std::max(first[p], s.h0[m]);
+    o1 = std::min(end[p], s.h1[m]);
+    if (o0 < o1) s.rows_in.push_back({q, o0, o1, 0, nx});
+    s.to_cols.push_back({q, s.h0[m], s.h1[m], s.c0[p], s.c1[p]});
+    s.from_rows.push_back({q, s.h0[p], s.h1[p], s.c0[m], s.c1[m]});
   }
   return s;
 }
@@ -56,32 +67,6 @@ void move_pieces(const SlabRows& ranks, double* work, int wp, const std::vector<
     const double* b = got[k++].data();
     const size_t w = static_cast<size_t>(p.c1 - p.c0);
     for (int r = p.r0; r < p.r1; ++r, b += w) std::copy(b, b + w, work + static_cast<size_t>(r) * wp + p.c0);
-  }
-}
-
-void rows_to_holders(int me, const std::vector<int>& first, const std::vector<int>& end, const FftBlocks& held,
-                     int nx, std::vector<FftPiece>& out, std::vector<FftPiece>& in) {
-  out.clear();
-  in.clear();
-  const int n = static_cast<int>(first.size());
-  const auto m = static_cast<size_t>(me);
-  for (int q = 0; q < n; ++q) {
-    const auto p = static_cast<size_t>(q);
-    int o0 = std::max(first[m], held.h0[p]), o1 = std::min(end[m], held.h1[p]);
-    if (o0 < o1) out.push_back({q, o0, o1, 0, nx});
-    o0 = std::max(first[p], held.h0[m]);
-    o1 = std::min(end[p], held.h1[m]);
-    if (o0 < o1) in.push_back({q, o0, o1, 0, nx});
-  }
-}
-
-void rows_to_columns(int me, const FftBlocks& b, std::vector<FftPiece>& to_cols, std::vector<FftPiece>& from_rows) {
-  to_cols.clear();
-  from_rows.clear();
-  const auto m = static_cast<size_t>(me);
-  for (size_t q = 0; q < b.h0.size(); ++q) {
-    to_cols.push_back({static_cast<int>(q), b.h0[m], b.h1[m], b.c0[q], b.c1[q]});
-    from_rows.push_back({static_cast<int>(q), b.h0[q], b.h1[q], b.c0[m], b.c1[m]});
   }
 }
 

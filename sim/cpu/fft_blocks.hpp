@@ -19,14 +19,6 @@ namespace sim {
 // execution: enough to amortise a call, few enough to spread over threads.
 constexpr int kFftBlock = 16;
 
-// Who transforms what: rank h the row blocks [rb0[h], rb1[h]) (work rows
-// [h0[h], h1[h])) and the column blocks [cb0[h], cb1[h]) (columns [c0[h], c1[h])).
-struct FftBlocks {
-  std::vector<int> rb0, rb1, h0, h1, cb0, cb1, c0, c1;
-  // `first[h]`, `end[h]`: rank h's work rows, in rank order, together [0, ny).
-  static FftBlocks make(const std::vector<int>& first, const std::vector<int>& end, int nx, int ny);
-};
-
 // A rectangle of the work array, rows [r0, r1) x columns [c0, c1), to or
 // from one rank.
 struct FftPiece {
@@ -34,19 +26,25 @@ struct FftPiece {
   size_t size() const { return static_cast<size_t>(r1 > r0 ? r1 - r0 : 0) * static_cast<size_t>(c1 > c0 ? c1 - c0 : 0); }
 };
 
+// Who transforms what: rank h the row blocks [rb0[h], rb1[h]) (work rows
+// [h0[h], h1[h])) and the column blocks [cb0[h], cb1[h]) (columns [c0[h],
+// c1[h])); and the pieces rank `me` moves, made once for the run.
+struct FftBlocks {
+  std::vector<int> rb0, rb1, h0, h1, cb0, cb1, c0, c1;
+  // Its own rows to the ranks holding them in row blocks (`rows_out`), and
+  // the rows of others it holds (`rows_in`); swapped, the way back.
+  std::vector<FftPiece> rows_out, rows_in;
+  // Its row blocks' pieces to the column blocks (`to_cols`) and what it
+  // receives (`from_rows`); swapped, the way back.
+  std::vector<FftPiece> to_cols, from_rows;
+  // `first[h]`, `end[h]`: rank h's work rows, in rank order, together
+  // [0, ny); `me`: this rank.
+  static FftBlocks make(const std::vector<int>& first, const std::vector<int>& end, int me, int nx, int ny);
+};
+
 // Sends the `out` pieces of `work` and overwrites it with the `in` ones,
 // in one exchange (pieces to or from the rank itself are skipped).
 void move_pieces(const SlabRows& ranks, double* work, int wp, const std::vector<FftPiece>& out,
                  const std::vector<FftPiece>& in);
-
-// The pieces that take every rank's rows [first, end) (of `ranks`'s
-// numbering, cut to [0, ny)) to the ranks holding them in `held` (h0, h1),
-// columns [0, nx): `out` what this rank sends, `in` what it receives.
-void rows_to_holders(int me, const std::vector<int>& first, const std::vector<int>& end, const FftBlocks& held,
-                     int nx, std::vector<FftPiece>& out, std::vector<FftPiece>& in);
-
-// The row blocks' pieces to the column blocks (`to_cols`, sent by this
-// rank) and what it receives (`from_rows`); swapped, the way back.
-void rows_to_columns(int me, const FftBlocks& b, std::vector<FftPiece>& to_cols, std::vector<FftPiece>& from_rows);
 
 }  // namespace sim
