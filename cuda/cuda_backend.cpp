@@ -292,13 +292,13 @@ bool CudaBackend::viscous_transform() const {
 
 void CudaBackend::make_viscous_fft() {
   if (!viscous_fft_ && k_.nu > real(0) && cfg_.implicit_viscosity() && viscous_transform())
-    viscous_fft_ = std::make_unique<cuda::CudaFftHelmholtz>(k_, exec_.stream);
+    viscous_fft_ = std::make_unique<cuda::CudaFftHelmholtz>(k_, exec_.stream, cfg_.dense_transform_cells);
 }
 
 // The newest iterate corrected by the transform solve of its residual,
 // its halo filled.
 void CudaBackend::helmholtz_correct(VelocityField f, real g) {
-  if (!viscous_fft_) viscous_fft_ = std::make_unique<cuda::CudaFftHelmholtz>(k_, exec_.stream);
+  if (!viscous_fft_) viscous_fft_ = std::make_unique<cuda::CudaFftHelmholtz>(k_, exec_.stream, cfg_.dense_transform_cells);
   viscous_fft_->set_stream(exec_.stream);
   const auto [u, v] = velocity(f);
   viscous_fft_->correct(0, u, hu_[newest_].data(), g, nullptr);
@@ -422,7 +422,7 @@ TransformOps& CudaBackend::transform_setup(const PoissonHierarchy& h) {
   if (!transform_refusal().empty()) throw std::logic_error("cuda: " + transform_refusal());
   x_.allocate(g_.size(), "float64 pressure");
   x_.zero(exec_.stream);
-  fft_ = std::make_unique<CudaFftPoisson>(h, exec_.stream);
+  fft_ = std::make_unique<CudaFftPoisson>(h, exec_.stream, cfg_.dense_transform_cells);
   return transform_;
 }
 

@@ -10,6 +10,7 @@
 #include "cuda/block_sum.cuh"
 #include "cuda/check.hpp"
 #include "cuda/cuda_fft.hpp"
+#include "cuda/dense_transform.cuh"
 #include "cuda/device_buffer.hpp"
 #include "cuda/fft_spectral.cuh"
 
@@ -84,6 +85,32 @@ __global__ void store_kernel(const double* __restrict__ a, int rp, int nx, int n
   phi[c] = static_cast<real>(v);
 }
 
+
+// The dense engine's ends: b read from the float rhs; x and phi stored on
+// cells and halo (nx + 2 by ny + 2), each halo value its ghost rule's source
+// with its sign.
+struct DenseLoadRhs {
+  const real* rhs;
+  int pitch;
+  __device__ double operator()(int i, int j) const { return static_cast<double>(rhs[(i + 1) + (j + 1) * pitch]); }
+};
+struct DensePoissonDivide {
+  __device__ double operator()(double v, double lam) const { return lam != 0.0 ? v / lam : 0.0; }
+};
+struct DenseStoreHalo {
+  double* x;
+  real* phi;
+  int nx, ny, pitch;
+  Ghosts gh;
+  __device__ int row(int r, double& sign) const { return ghost_source(r - 1, ny, gh.g[kBottom], gh.g[kTop], sign); }
+  __device__ int cols() const { return nx + 2; }
+  __device__ int col(int c, double& sign) const { return ghost_source(c - 1, nx, gh.g[kLeft], gh.g[kRight], sign); }
+  __device__ void put(int r, int c, double v) const {
+    const int q = c + r * pitch;
+    x[q] = v;
+    phi[q] = static_cast<real>(v);
+  }
+};
 
 // One thread's share of the rhs sum and the fluid-cell count: cells q =
 // first, first + stride, ... (a fixed order).
@@ -204,6 +231,8 @@ struct CudaFftPoisson::Impl {
   cufftHandle fwd = 0, inv = 0;
   bool has_fwd = false, has_inv = false;
   int blocks = 1;
+  bool dense = false;
+  DenseTables tables;  // the dense engine's (dense)
 
   ~Impl() {
     if (has_fwd) (void)cufftDestroy(fwd);
@@ -224,17 +253,28 @@ std::vector<double> eigen_table(FftAxis a, int n, double c) {
 }
 }  // namespace
 
-size_t CudaFftPoisson::bytes(int nx, int ny) {
+size_t CudaFftPoisson::bytes(int nx, int ny, int64_t dense_cells) {
+  if (use_dense_transform(nx, ny, dense_cells))
+    return DenseTables::bytes(nx, ny) + (2 * kReduceBlocks + 2) * sizeof(double);
   const size_t spectrum = static_cast<size_t>(ny) * (nx / 2 + 1) * sizeof(double2);
   return 2 * spectrum + static_cast<size_t>(nx + ny) * (sizeof(double) + sizeof(double2)) +
          (2 * kReduceBlocks + 2) * sizeof(double);
 }
 
-CudaFftPoisson::CudaFftPoisson(const PoissonHierarchy& h, cudaStream_t stream) : impl_(std::make_unique<Impl>()) {
+CudaFftPoisson::CudaFftPoisson(const PoissonHierarchy& h, cudaStream_t stream, int64_t dense_cells)
+    : impl_(std::make_unique<Impl>()) {
   Impl& m = *impl_;
   m.p = fft_problem(h);
   m.stream = stream;
   const int nx = m.p.nx, ny = m.p.ny;
+  m.blocks = static_cast<int>(std::min<long long>(kReduceBlocks, (static_cast<long long>(nx) * ny + kReduceThreads - 1) / kReduceThreads));
+  m.partials.allocate(2 * static_cast<size_t>(kReduceBlocks), "transform residual partial sums");
+  m.scalars.allocate(2, "transform residual scalars");
+  if (use_dense_transform(nx, ny, dense_cells)) {
+    m.dense = true;
+    m.tables.upload(dense_basis(m.p.ax, nx, m.p.cx), dense_basis(m.p.ay, ny, m.p.cy), stream);
+    return;
+  }
   m.hc = nx / 2 + 1;
   m.rp = 2 * m.hc;
   m.spec.allocate(static_cast<size_t>(ny) * m.hc, "transform spectrum");
@@ -248,9 +288,6 @@ CudaFftPoisson::CudaFftPoisson(const PoissonHierarchy& h, cudaStream_t stream) :
   m.lam_y.upload(ly.data(), ly.size(), stream);
   m.tw_x.upload(tx.data(), tx.size(), stream);
   m.tw_y.upload(ty.data(), ty.size(), stream);
-  m.blocks = static_cast<int>(std::min<long long>(kReduceBlocks, (static_cast<long long>(nx) * ny + kReduceThreads - 1) / kReduceThreads));
-  m.partials.allocate(2 * static_cast<size_t>(kReduceBlocks), "transform residual partial sums");
-  m.scalars.allocate(2, "transform residual scalars");
 
   // In place: the real rows are padded to rp doubles. ny = 1 is a 1-D D2Z
   // of the row; nx = 1 a 1-D Z2Z of the column with zero imaginary parts
@@ -287,9 +324,18 @@ CudaFftPoisson::CudaFftPoisson(const PoissonHierarchy& h, cudaStream_t stream) :
 
 CudaFftPoisson::~CudaFftPoisson() = default;
 
+bool CudaFftPoisson::dense() const { return impl_->dense; }
+
 void CudaFftPoisson::solve(const real* rhs, double* x, real* phi) {
   Impl& m = *impl_;
   const FftProblem& p = m.p;
+  Ghosts g;
+  for (int k = 0; k < 4; ++k) g.g[k] = static_cast<int>(p.ghost[k]);
+  if (m.dense) {
+    dense_solve(m.tables, DenseLoadRhs{rhs, p.pitch}, DensePoissonDivide{},
+                DenseStoreHalo{x, phi, p.nx, p.ny, p.pitch, g}, p.ny + 2, m.stream);
+    return;
+  }
   const int ax = static_cast<int>(p.ax), ay = static_cast<int>(p.ay);
   double* a = reinterpret_cast<double*>(m.spec.data());
   cufftDoubleComplex* s = reinterpret_cast<cufftDoubleComplex*>(m.spec.data());
@@ -310,8 +356,6 @@ void CudaFftPoisson::solve(const real* rhs, double* x, real* phi) {
     if (p.nx == 1 && p.ny > 1) SIM_CUFFT_CHECK(cufftExecZ2Z(m.inv, s, s, CUFFT_INVERSE));
     else SIM_CUFFT_CHECK(cufftExecZ2D(m.inv, s, a));
   }
-  Ghosts g;
-  for (int k = 0; k < 4; ++k) g.g[k] = static_cast<int>(p.ghost[k]);
   store_kernel<<<cover(p.nx + 2, p.ny + 2, b), b, 0, m.stream>>>(a, m.rp, p.nx, p.ny, p.pitch, ax, ay, g, x, phi);
   SIM_CUDA_CHECK_LAUNCH("store_kernel");
 }

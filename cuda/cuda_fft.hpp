@@ -22,6 +22,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 
 #include "sim/model/constants.hpp"
@@ -32,8 +33,10 @@ namespace sim::cuda {
 class CudaFftPoisson {
  public:
   // Plans and buffers (cuFFT's work area allocated here); throws
-  // std::invalid_argument where the transform solve does not apply.
-  CudaFftPoisson(const PoissonHierarchy& h, cudaStream_t stream);
+  // std::invalid_argument where the transform solve does not apply. Grids of
+  // at most dense_cells cells (gpu.dense_transform_cells) multiply by the
+  // dense 1-D eigenbases instead (cuda/dense_transform.cuh): no cuFFT plan.
+  CudaFftPoisson(const PoissonHierarchy& h, cudaStream_t stream, int64_t dense_cells);
   ~CudaFftPoisson();
   CudaFftPoisson(const CudaFftPoisson&) = delete;
   CudaFftPoisson& operator=(const CudaFftPoisson&) = delete;
@@ -50,9 +53,13 @@ class CudaFftPoisson {
   void residual_sum_to(const real* rhs, const double* x, const real* open, double* out);
 
 
+  // Whether the solve multiplies by dense bases (no cuFFT).
+  bool dense() const;
+
   // Device bytes of an nx x ny solve besides x: the spectrum, an estimate of
-  // cuFFT's work area (the size of the spectrum) and the small tables.
-  static size_t bytes(int nx, int ny);
+  // cuFFT's work area (the size of the spectrum) and the small tables; or
+  // the dense engine's bases and coefficients.
+  static size_t bytes(int nx, int ny, int64_t dense_cells);
 
  private:
   struct Impl;

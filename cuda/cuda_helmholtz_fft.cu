@@ -9,6 +9,7 @@
 
 #include "cuda/check.hpp"
 #include "cuda/cuda_helmholtz_fft.hpp"
+#include "cuda/dense_transform.cuh"
 #include "cuda/device_buffer.hpp"
 #include "cuda/fft_spectral.cuh"
 
@@ -97,6 +98,41 @@ struct HelmholtzDivide {
   }
 };
 
+// The dense engine's ends: the residual b - A x at unknown (mx, my) in
+// float64 (residual_load_kernel's expression), the divisor 1 - g lambda, and
+// x += e at the unknowns.
+struct DenseLoadResidual {
+  const real* b;
+  const real* x;
+  int pitch, fx, fy;
+  double cx, cy;
+  real g;
+  const real* g_dev;
+  __device__ double operator()(int mx, int my) const {
+    const int c = (fx + mx + 1) + (fy + my + 1) * pitch;
+    const double xc = x[c];
+    const double lap = (static_cast<double>(x[c - 1]) - 2.0 * xc + x[c + 1]) * cx +
+                       (static_cast<double>(x[c - pitch]) - 2.0 * xc + x[c + pitch]) * cy;
+    return static_cast<double>(b[c]) - (xc - g_of(g, g_dev) * lap);
+  }
+};
+struct DenseHelmholtzDivide {
+  real g;
+  const real* g_dev;
+  __device__ double operator()(double v, double lam) const { return v / (1.0 - g_of(g, g_dev) * lam); }
+};
+struct DenseCorrect {
+  real* x;
+  int pitch, fx, fy, nx;
+  __device__ int row(int r, double&) const { return r; }
+  __device__ int cols() const { return nx; }
+  __device__ int col(int c, double&) const { return c; }
+  __device__ void put(int r, int c, double e) const {
+    const int q = (fx + c + 1) + (fy + r + 1) * pitch;
+    x[q] = static_cast<real>(static_cast<double>(x[q]) + e);
+  }
+};
+
 dim3 cover(int ni, int nj, dim3 b) { return dim3((ni + b.x - 1) / b.x, (nj + b.y - 1) / b.y); }
 
 LineMap line_map(const HelmholtzLine& l) {
@@ -134,6 +170,8 @@ struct CudaFftHelmholtz::Impl {
     DeviceBuffer<double2> tw_x, tw_y;
     cufftHandle fwd = 0, inv = 0;
     bool has_plans = false;
+    bool dense = false;
+    DenseTables tables;  // the dense engine's (dense)
     ~Component() {
       if (has_plans) {
         (void)cufftDestroy(fwd);
@@ -148,18 +186,23 @@ struct CudaFftHelmholtz::Impl {
   DeviceBuffer<unsigned char> work;
 };
 
-size_t CudaFftHelmholtz::bytes(const Constants& k) {
+size_t CudaFftHelmholtz::bytes(const Constants& k, int64_t dense_cells) {
   size_t most = 0, tables = 0;
   for (int q = 0; q < 2; ++q) {
     const HelmholtzComponent h = helmholtz_component(k, q);
     const LineMap lx = line_map(h.x), ly = line_map(h.y);
+    if (use_dense_transform(lx.unknowns, ly.unknowns, dense_cells)) {
+      tables += DenseTables::bytes(lx.unknowns, ly.unknowns);
+      continue;
+    }
     most = std::max(most, static_cast<size_t>(ly.T) * (lx.T / 2 + 1) * sizeof(double2));
     tables += static_cast<size_t>(lx.T + ly.T) * (sizeof(double) + sizeof(double2));
   }
   return 2 * most + tables;
 }
 
-CudaFftHelmholtz::CudaFftHelmholtz(const Constants& k, cudaStream_t stream) : impl_(std::make_unique<Impl>()) {
+CudaFftHelmholtz::CudaFftHelmholtz(const Constants& k, cudaStream_t stream, int64_t dense_cells)
+    : impl_(std::make_unique<Impl>()) {
   Impl& m = *impl_;
   m.pitch = k.pitch;
   m.stream = stream;
@@ -170,6 +213,11 @@ CudaFftHelmholtz::CudaFftHelmholtz(const Constants& k, cudaStream_t stream) : im
     c.lx = line_map(c.h.x);
     c.ly = line_map(c.h.y);
     if (c.lx.T < 2 || c.ly.T < 2) throw std::invalid_argument("the transform viscous solve needs 2 points per axis");
+    if (use_dense_transform(c.lx.unknowns, c.ly.unknowns, dense_cells)) {
+      c.dense = true;
+      if (c.lx.unknowns > 0 && c.ly.unknowns > 0) c.tables.upload(dense_basis(c.h.x), dense_basis(c.h.y), stream);
+      continue;
+    }
     c.hc = c.lx.T / 2 + 1;
     c.rp = 2 * c.hc;
     most = std::max(most, static_cast<size_t>(c.ly.T) * c.hc);
@@ -196,9 +244,10 @@ CudaFftHelmholtz::CudaFftHelmholtz(const Constants& k, cudaStream_t stream) : im
                                       CUFFT_Z2D, 1, &wi));
     ws_most = std::max({ws_most, wf, wi});
   }
-  m.spec.allocate(most, "viscous transform spectrum");
+  if (most > 0) m.spec.allocate(most, "viscous transform spectrum");
   m.work.allocate(ws_most, "cuFFT work area (viscous)");
   for (Impl::Component& c : m.c) {
+    if (!c.has_plans) continue;
     SIM_CUFFT_CHECK(cufftSetWorkArea(c.fwd, m.work.data()));
     SIM_CUFFT_CHECK(cufftSetWorkArea(c.inv, m.work.data()));
   }
@@ -207,10 +256,13 @@ CudaFftHelmholtz::CudaFftHelmholtz(const Constants& k, cudaStream_t stream) : im
 
 CudaFftHelmholtz::~CudaFftHelmholtz() = default;
 
+bool CudaFftHelmholtz::dense(int q) const { return impl_->c[q].dense; }
+
 void CudaFftHelmholtz::set_stream(cudaStream_t s) {
   Impl& m = *impl_;
   m.stream = s;
   for (Impl::Component& c : m.c) {
+    if (!c.has_plans) continue;
     SIM_CUFFT_CHECK(cufftSetStream(c.fwd, s));
     SIM_CUFFT_CHECK(cufftSetStream(c.inv, s));
   }
@@ -220,6 +272,12 @@ void CudaFftHelmholtz::correct(int q, const real* b, real* x, real g, const real
   Impl& m = *impl_;
   Impl::Component& c = m.c[q];
   if (c.lx.unknowns <= 0 || c.ly.unknowns <= 0) return;
+  if (c.dense) {
+    dense_solve(c.tables, DenseLoadResidual{b, x, m.pitch, c.lx.first, c.ly.first, c.h.x.c, c.h.y.c, g, g_dev},
+                DenseHelmholtzDivide{g, g_dev}, DenseCorrect{x, m.pitch, c.lx.first, c.ly.first, c.lx.unknowns},
+                c.ly.unknowns, m.stream);
+    return;
+  }
   double* a = reinterpret_cast<double*>(m.spec.data());
   cufftDoubleComplex* s = reinterpret_cast<cufftDoubleComplex*>(m.spec.data());
   const dim3 blk(32, 8);

@@ -17,6 +17,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 
 #include "sim/model/helmholtz_fft.hpp"
@@ -26,8 +27,10 @@ namespace sim::cuda {
 class CudaFftHelmholtz {
  public:
   // Plans and buffers for both components; needs an empty
-  // helmholtz_transform_refusal.
-  CudaFftHelmholtz(const Constants& k, cudaStream_t stream);
+  // helmholtz_transform_refusal. A component of at most dense_cells unknowns
+  // (gpu.dense_transform_cells) multiplies by the dense 1-D eigenbases
+  // instead (cuda/dense_transform.cuh): no cuFFT plan.
+  CudaFftHelmholtz(const Constants& k, cudaStream_t stream, int64_t dense_cells);
   ~CudaFftHelmholtz();
   CudaFftHelmholtz(const CudaFftHelmholtz&) = delete;
   CudaFftHelmholtz& operator=(const CudaFftHelmholtz&) = delete;
@@ -39,9 +42,13 @@ class CudaFftHelmholtz {
   void correct(int q, const real* b, real* x, real g, const real* g_dev);
   void set_stream(cudaStream_t s);
 
+  // Whether component q multiplies by dense bases (no cuFFT).
+  bool dense(int q) const;
+
   // Device bytes for the run with constants k: the larger component's
-  // spectrum, cuFFT's work area (estimated as the spectrum) and the tables.
-  static size_t bytes(const Constants& k);
+  // spectrum, cuFFT's work area (estimated as the spectrum) and the tables;
+  // or the dense engine's bases and coefficients.
+  static size_t bytes(const Constants& k, int64_t dense_cells);
 
  private:
   struct Impl;

@@ -35,7 +35,7 @@ void plan_viscous(MemoryPlan& p, const Config& cfg, const Grid& g, const Exec& e
   p.fields += kViscousArrays * g.size() * sizeof(real);
   p.reductions += 2 * static_cast<size_t>(helmholtz_blocks(e, o)) * sizeof(double) + sizeof(ViscousDeviceState);
   const Constants k = make_constants(cfg, g);
-  if (cfg.viscosity > 0 && viscous_takes_transform(cfg, k, ranks)) p.viscous_transform = CudaFftHelmholtz::bytes(k);
+  if (cfg.viscosity > 0 && viscous_takes_transform(cfg, k, ranks)) p.viscous_transform = CudaFftHelmholtz::bytes(k, cfg.dense_transform_cells);
 }
 }  // namespace
 
@@ -79,7 +79,7 @@ MemoryPlan plan_memory(const Config& cfg, const Grid& g, const StencilOpts& o, b
 
   const PressureSolverKind solver = resolve_solver(cfg, transform_refusal(ranks));
   if (solver == PressureSolverKind::fft)
-    p.transform = g.size() * sizeof(double) + CudaFftPoisson::bytes(g.nx, g.ny);
+    p.transform = g.size() * sizeof(double) + CudaFftPoisson::bytes(g.nx, g.ny, cfg.dense_transform_cells);
   else if (solver == PressureSolverKind::multigrid)
     p.multigrid = CudaPoisson::bytes(g);
 

@@ -282,6 +282,11 @@ void gpu_keys(std::vector<Field<Config>>& k) {
                          "cells), where no side is periodic; 0 = never. The result is the same bit for bit. Off by "
                          "default: on the H200 it is slower than two launches at every size measured "
                          "(docs/PERFORMANCE.md)."));
+  k.push_back(integer<C>("gpu.dense_transform_cells", SIM_MEMBER(dense_transform_cells), "cells", ge(0),
+                         "Transform solves (the pressure's and the viscous step's) of at most this many unknowns, "
+                         "and at most 1024 along each axis, multiply by the dense 1-D eigenbases (three launches a "
+                         "solve) instead of running cuFFT (seven or more); 0 = cuFFT always. The answers agree to "
+                         "rounding (float64)."));
   k.push_back(enumeration<RankTransport, C>("gpu.transport", SIM_MEMBER(transport),
                                            "How GPU ranks exchange rows: NCCL, or host memory and MPI; auto = NCCL "
                                            "when every rank has a GPU of its own, host when ranks share one. The "

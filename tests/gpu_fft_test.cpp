@@ -66,7 +66,9 @@ double manufacture(const FftCase& c, uint64_t seed, std::vector<sim::real>& rhs)
   return std::sqrt(b2);
 }
 
-void check_against_cpu(int nx, int ny, BoundaryKind x, BoundaryKind y) {
+// dense_cells: gpu.dense_transform_cells (0: cuFFT; large: the dense bases)
+void check_against_cpu(int nx, int ny, BoundaryKind x, BoundaryKind y, int64_t dense_cells) {
+  CAPTURE(dense_cells);
   CAPTURE(nx);
   CAPTURE(ny);
   CAPTURE(static_cast<int>(x));
@@ -87,9 +89,13 @@ void check_against_cpu(int nx, int ny, BoundaryKind x, BoundaryKind y) {
     sim::cuda::DeviceBuffer<sim::real> d_rhs(l.size()), d_phi(l.size());
     sim::cuda::DeviceBuffer<double> d_x(l.size());
     d_rhs.upload(rhs.data(), rhs.size(), stream);
-    d_x.zero(stream);
-    d_phi.zero(stream);
-    sim::cuda::CudaFftPoisson gpu(c.h, stream);
+    // poisoned: every cell and halo value must be written
+    const std::vector<double> nan_x(l.size(), std::nan(""));
+    const std::vector<sim::real> nan_phi(l.size(), std::nanf(""));
+    d_x.upload(nan_x.data(), nan_x.size(), stream);
+    d_phi.upload(nan_phi.data(), nan_phi.size(), stream);
+    sim::cuda::CudaFftPoisson gpu(c.h, stream, dense_cells);
+    CHECK(gpu.dense() == (dense_cells > 0));
     gpu.solve(d_rhs.data(), d_x.data(), d_phi.data());
     const double r = gpu.residual_norm(d_rhs.data(), d_x.data(), nullptr);
     const double residual = b > 0 ? r / b : r;  // b = 0: one cell, singular
@@ -121,9 +127,11 @@ void check_against_cpu(int nx, int ny, BoundaryKind x, BoundaryKind y) {
 const BoundaryKind kP = BoundaryKind::periodic, kW = BoundaryKind::wall, kO = BoundaryKind::outflow;
 
 // A few steps of a shipped case with pressure.solver = fft on both backends.
-void compare_case(const std::string& file, int steps) {
+void compare_case(const std::string& file, int steps, int64_t dense_cells) {
+  CAPTURE(dense_cells);
   sim::Config cfg = sim::test::gpu_case(file, steps);
   cfg.solver = sim::PressureSolverKind::fft;
+  cfg.dense_transform_cells = dense_cells;
   cfg.backend = sim::BackendKind::cpu;
   const sim::SimState cpu = sim::test::run_steps(cfg, steps);
   cfg.backend = sim::BackendKind::cuda;
@@ -141,19 +149,25 @@ void compare_case(const std::string& file, int steps) {
 
 }  // namespace
 
-TEST_CASE("gpu fft: manufactured solutions, every boundary pairing, match the CPU") {
-  for (BoundaryKind x : {kP, kW, kO})
-    for (BoundaryKind y : {kP, kW, kO}) check_against_cpu(32, 16, x, y);
+const int64_t kEngines[] = {0, int64_t(1) << 20};  // cuFFT, the dense bases
+
+TEST_CASE("gpu fft: manufactured solutions, every boundary pairing, match the CPU (cuFFT and dense bases)") {
+  for (int64_t dense : kEngines)
+    for (BoundaryKind x : {kP, kW, kO})
+      for (BoundaryKind y : {kP, kW, kO}) check_against_cpu(32, 16, x, y, dense);
 }
 
-TEST_CASE("gpu fft: odd, non-power-of-two and one-cell-wide sizes match the CPU") {
+TEST_CASE("gpu fft: odd, non-power-of-two and one-cell-wide sizes match the CPU (cuFFT and dense bases)") {
   for (auto [nx, ny] : {std::pair{45, 37}, std::pair{100, 60}, std::pair{17, 1}, std::pair{1, 23}, std::pair{1, 1},
                         std::pair{2, 3}, std::pair{33, 48}, std::pair{256, 192}})
-    for (BoundaryKind x : {kP, kW, kO})
-      for (BoundaryKind y : {kP, kW, kO}) check_against_cpu(nx, ny, x, y);
+    for (int64_t dense : kEngines)
+      for (BoundaryKind x : {kP, kW, kO})
+        for (BoundaryKind y : {kP, kW, kO}) check_against_cpu(nx, ny, x, y, dense);
 }
 
 TEST_CASE("gpu fft: taylor_green.toml (periodic) and cavity.toml (walls) with pressure.solver = fft match the CPU") {
-  compare_case("taylor_green.toml", sim::test::gpu_steps(10));
-  compare_case("cavity.toml", sim::test::gpu_steps(10));
+  for (int64_t dense : kEngines) {
+    compare_case("taylor_green.toml", sim::test::gpu_steps(10), dense);
+    compare_case("cavity.toml", sim::test::gpu_steps(10), dense);
+  }
 }

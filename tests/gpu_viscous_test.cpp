@@ -190,13 +190,17 @@ TEST_CASE("gpu: the Helmholtz passes of the implicit viscous solve match the CPU
     CHECK(std::max(d.u, d.v) < kExactBound);
 
     // the whole solve, its plan from each backend's own norms; then the
-    // transform solve where the case allows it
-    for (const sim::ViscousSolver solver : {sim::ViscousSolver::chebyshev, sim::ViscousSolver::auto_}) {
+    // transform solve where the case allows it, with cuFFT (dense_transform_cells 0) and the dense bases
+    for (const sim::ViscousSolver solver : {sim::ViscousSolver::chebyshev, sim::ViscousSolver::auto_})
+    for (const int64_t dense : {int64_t(0), int64_t(1) << 20}) {
       sim::Config c = cs.cfg;
       c.viscous_solver = solver;
+      c.dense_transform_cells = dense;
       const bool transform = sim::viscous_takes_transform(c, k, false);
       if (solver == sim::ViscousSolver::auto_ && !transform) continue;
+      if (!transform && dense > 0) continue;
       CAPTURE(transform);
+      CAPTURE(dense);
       sim::SimState cpu_out, gpu_out;
       const sim::ViscousStats v_cpu = whole_solve(c, sim::BackendKind::cpu, start, k, gamma, cpu_out);
       const sim::ViscousStats v_gpu = whole_solve(c, sim::BackendKind::cuda, start, k, gamma, gpu_out);
@@ -269,8 +273,15 @@ TEST_CASE("gpu: the memory plan holds the viscous solve's iterates with implicit
   CHECK(with.reductions > without.reductions);
   CHECK(sim::cuda_memory_need(implicit, s.grid).grid ==
         with.fields + with.reductions + with.multigrid + with.transform + with.viscous_transform);
-  // the cavity's walls allow the transform viscous solve: its spectrum is
-  // the u component's, (2 nx) x ny points of the odd extension along x
-  CHECK(with.viscous_transform >= 2 * static_cast<size_t>(s.grid.ny) * (s.grid.nx + 1) * 16);
+  // the cavity's walls allow the transform viscous solve: with cuFFT its
+  // spectrum is the u component's, (2 nx) x ny points of the odd extension
+  // along x; with the dense bases (the default at 64^2) each component's two
+  // bases and its coefficients
+  sim::Config cufft = implicit;
+  cufft.dense_transform_cells = 0;
+  const sim::cuda::MemoryPlan with_cufft = sim::cuda::plan_memory(cufft, s.grid, so);
+  CHECK(with_cufft.viscous_transform >= 2 * static_cast<size_t>(s.grid.ny) * (s.grid.nx + 1) * 16);
+  const size_t nx = static_cast<size_t>(s.grid.nx), ny = static_cast<size_t>(s.grid.ny);
+  CHECK(with.viscous_transform >= ((nx - 1) * (nx - 1) + ny * ny + nx * nx + (ny - 1) * (ny - 1)) * sizeof(double));
   CHECK(without.viscous_transform == 0);
 }
