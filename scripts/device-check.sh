@@ -4,10 +4,14 @@
 # filled .gpu/ here: the GPU test suite, the same suite shrunk under
 # compute-sanitizer (memcheck, racecheck, initcheck), and two CUDA runs.
 # Logs go to $OUT (or ./device-out).
-# Usage: scripts/device-check.sh [tests|sanitize|racecheck|runs|main|numerics|pressure|splits|before_after]...
+# Usage: scripts/device-check.sh [tests|sanitize|racecheck|runs|main|numerics|pressure|splits|before_after|small]...
 # splits: the GPU-rank runs of CMakeLists.txt (gpu_split_*), ranks sharing this GPU.
 # before_after: scripts/bench-before-after.sh .gpu/sim_old .gpu/sim (a build of the
 # previous version copied to .gpu/sim_old), ROUNDS (default 5) rounds.
+# small: the shipped small cases (scripts/small-grids.sh), the transform solves
+# by cuFFT and by the dense bases (gpu.dense_transform_cells), and .gpu/sim_old
+# where it exists; then the kernels of one step of box and taylor_green with
+# the dense bases (scripts/profile-step.sh).
 set -uo pipefail
 OUT=${OUT:-device-out}
 mkdir -p "$OUT"
@@ -105,6 +109,15 @@ for part in "${parts[@]}"; do
     before_after)
       LD_LIBRARY_PATH=$L timeout 560 scripts/bench-before-after.sh .gpu/sim_old .gpu/sim "$OUT/before_after" \
         "${ROUNDS:-5}" ;;
+    small)
+      variants=('cufft=.gpu/sim' 'dense=.gpu/sim --set gpu.dense_transform_cells=65536')
+      [[ -x .gpu/sim_old ]] && variants=('old=.gpu/sim_old' "${variants[@]}")
+      LD_LIBRARY_PATH=$L timeout 300 scripts/small-grids.sh "$OUT/small" "${ROUNDS:-3}" "${variants[@]}"
+      for c in box taylor_green; do
+        LD_LIBRARY_PATH=$L timeout 90 scripts/profile-step.sh "config/$c.toml" "$OUT/profile_$c" 3 \
+          --set gpu.dense_transform_cells=65536 > "$OUT/profile_$c.txt" 2>&1
+        echo "profile $c rc=$?"; head -5 "$OUT/profile_$c.txt"
+      done ;;
     pressure)
       # iterations and steps/s of each solver against the grid size (cavity, channel)
       SIZES=${SIZES:-"128 256 512 1024 2048 4096"} LIMIT_S=${LIMIT_S:-60} LD_LIBRARY_PATH=$L \

@@ -149,7 +149,7 @@ struct Config {
   bool graphs = true;       // CUDA: replay each step's launches as graphs, scalars read back later
   int64_t block_level_cells = 1024;  // CUDA: multigrid levels of at most this many cells in one block's launch
   int64_t paired_smoothing_cells = 0;  // CUDA: multigrid levels from this size smooth in red-black pairs; 0 = none
-  int64_t dense_transform_cells = 65536;  // CUDA: transform solves of at most this many unknowns by dense bases; 0 = none
+  int64_t dense_transform_cells = 0;  // CUDA: transform solves of at most this many unknowns by dense bases; 0 = none
   RankTransport transport = RankTransport::auto_;  // CUDA ranks: how rows travel between them
   bool overlap = true;  // CUDA ranks: halo copies on a side stream, overlapped with the interior
   int block_x = 0, block_y = 0;  // 0 = the variant's default
