@@ -48,25 +48,8 @@ __global__ void load_kernel(const real* __restrict__ rhs, int pitch, int nx, int
   a[static_cast<size_t>(reorder(ay, j, ny)) * rp + reorder(ax, i, nx)] = v;
 }
 
-// The interior cell a halo cell copies, and the sign: the ghost rules of
-// sim/model/poisson.hpp (copy, negate, wrap). Corners compose both axes, as
-// filling the x sides and then the y sides does.
-__device__ __forceinline__ int ghost_source(int i, int n, int lo, int hi, double& sign) {
-  if (i < 0) {
-    if (lo == static_cast<int>(GhostRule::wrap)) return n - 1;
-    if (lo == static_cast<int>(GhostRule::negate)) sign = -sign;
-    return 0;
-  }
-  if (i >= n) {
-    if (hi == static_cast<int>(GhostRule::wrap)) return 0;
-    if (hi == static_cast<int>(GhostRule::negate)) sign = -sign;
-    return n - 1;
-  }
-  return i;
-}
-
 struct Ghosts {
-  int g[4];
+  GhostRule g[4];
 };
 
 // The inverse transform's real array -> x and phi = (float) x on cells and halo.
@@ -85,32 +68,6 @@ __global__ void store_kernel(const double* __restrict__ a, int rp, int nx, int n
   phi[c] = static_cast<real>(v);
 }
 
-
-// The dense engine's ends: b read from the float rhs; x and phi stored on
-// cells and halo (nx + 2 by ny + 2), each halo value its ghost rule's source
-// with its sign.
-struct DenseLoadRhs {
-  const real* rhs;
-  int pitch;
-  __device__ double operator()(int i, int j) const { return static_cast<double>(rhs[(i + 1) + (j + 1) * pitch]); }
-};
-struct DensePoissonDivide {
-  __device__ double operator()(double v, double lam) const { return lam != 0.0 ? v / lam : 0.0; }
-};
-struct DenseStoreHalo {
-  double* x;
-  real* phi;
-  int nx, ny, pitch;
-  Ghosts gh;
-  __device__ int row(int r, double& sign) const { return ghost_source(r - 1, ny, gh.g[kBottom], gh.g[kTop], sign); }
-  __device__ int cols() const { return nx + 2; }
-  __device__ int col(int c, double& sign) const { return ghost_source(c - 1, nx, gh.g[kLeft], gh.g[kRight], sign); }
-  __device__ void put(int r, int c, double v) const {
-    const int q = c + r * pitch;
-    x[q] = v;
-    phi[q] = static_cast<real>(v);
-  }
-};
 
 // One thread's share of the rhs sum and the fluid-cell count: cells q =
 // first, first + stride, ... (a fixed order).
@@ -330,10 +287,11 @@ void CudaFftPoisson::solve(const real* rhs, double* x, real* phi) {
   Impl& m = *impl_;
   const FftProblem& p = m.p;
   Ghosts g;
-  for (int k = 0; k < 4; ++k) g.g[k] = static_cast<int>(p.ghost[k]);
+  for (int k = 0; k < 4; ++k) g.g[k] = p.ghost[k];
   if (m.dense) {
     dense_solve(m.tables, DenseLoadRhs{rhs, p.pitch}, DensePoissonDivide{},
-                DenseStoreHalo{x, phi, p.nx, p.ny, p.pitch, g}, p.ny + 2, m.stream);
+                DenseStoreHalo{x, phi, p.nx, p.ny, p.pitch, {p.ghost[0], p.ghost[1], p.ghost[2], p.ghost[3]}},
+                m.stream);
     return;
   }
   const int ax = static_cast<int>(p.ax), ay = static_cast<int>(p.ay);

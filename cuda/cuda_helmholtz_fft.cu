@@ -98,41 +98,6 @@ struct HelmholtzDivide {
   }
 };
 
-// The dense engine's ends: the residual b - A x at unknown (mx, my) in
-// float64 (residual_load_kernel's expression), the divisor 1 - g lambda, and
-// x += e at the unknowns.
-struct DenseLoadResidual {
-  const real* b;
-  const real* x;
-  int pitch, fx, fy;
-  double cx, cy;
-  real g;
-  const real* g_dev;
-  __device__ double operator()(int mx, int my) const {
-    const int c = (fx + mx + 1) + (fy + my + 1) * pitch;
-    const double xc = x[c];
-    const double lap = (static_cast<double>(x[c - 1]) - 2.0 * xc + x[c + 1]) * cx +
-                       (static_cast<double>(x[c - pitch]) - 2.0 * xc + x[c + pitch]) * cy;
-    return static_cast<double>(b[c]) - (xc - g_of(g, g_dev) * lap);
-  }
-};
-struct DenseHelmholtzDivide {
-  real g;
-  const real* g_dev;
-  __device__ double operator()(double v, double lam) const { return v / (1.0 - g_of(g, g_dev) * lam); }
-};
-struct DenseCorrect {
-  real* x;
-  int pitch, fx, fy, nx;
-  __device__ int row(int r, double&) const { return r; }
-  __device__ int cols() const { return nx; }
-  __device__ int col(int c, double&) const { return c; }
-  __device__ void put(int r, int c, double e) const {
-    const int q = (fx + c + 1) + (fy + r + 1) * pitch;
-    x[q] = static_cast<real>(static_cast<double>(x[q]) + e);
-  }
-};
-
 dim3 cover(int ni, int nj, dim3 b) { return dim3((ni + b.x - 1) / b.x, (nj + b.y - 1) / b.y); }
 
 LineMap line_map(const HelmholtzLine& l) {
@@ -274,8 +239,8 @@ void CudaFftHelmholtz::correct(int q, const real* b, real* x, real g, const real
   if (c.lx.unknowns <= 0 || c.ly.unknowns <= 0) return;
   if (c.dense) {
     dense_solve(c.tables, DenseLoadResidual{b, x, m.pitch, c.lx.first, c.ly.first, c.h.x.c, c.h.y.c, g, g_dev},
-                DenseHelmholtzDivide{g, g_dev}, DenseCorrect{x, m.pitch, c.lx.first, c.ly.first, c.lx.unknowns},
-                c.ly.unknowns, m.stream);
+                DenseHelmholtzDivide{g, g_dev},
+                DenseCorrect{x, m.pitch, c.lx.first, c.ly.first, c.lx.unknowns, c.ly.unknowns}, m.stream);
     return;
   }
   double* a = reinterpret_cast<double*>(m.spec.data());
