@@ -28,7 +28,7 @@ constexpr int kDenseMaxLine = 1024;
 // Whether a solve of nx x ny unknowns takes the dense engine under the
 // limit `cells` (gpu.dense_transform_cells).
 inline bool use_dense_transform(int nx, int ny, int64_t cells) {
-  return nx <= kDenseMaxLine && ny <= kDenseMaxLine && static_cast<int64_t>(nx) * ny <= cells;
+  return cells > 0 && nx <= kDenseMaxLine && ny <= kDenseMaxLine && static_cast<int64_t>(nx) * ny <= cells;
 }
 
 // The two axes' bases on the device, and the intermediate t (nx x ny).
