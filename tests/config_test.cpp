@@ -462,6 +462,29 @@ TEST_CASE("config: the host memory estimate is close to the peak a run really ho
         doctest::Approx(2287364.0 * 1024).epsilon(0.05));
 }
 
+// Catches a check that counts every rank's particles as a whole run's: CPU
+// ranks hold their own records only, so 4 ranks of a 4096^2 case with 16M
+// particles (scripts/rank-memory.sh: one rank 6131.6 MiB, two 4348.4 and
+// 4349.2 MiB each) were refused on a 23 GiB host as needing 23.6 GiB.
+TEST_CASE("config: over CPU ranks on one host the memory check counts the grid per rank and the particles once more") {
+  const Config c = load_config(test::source_path("config/box.toml"),
+                               {"domain.nx=1024", "domain.ny=1024", "particles.regions[0].count=4000000",
+                                "run.backend=\"cpu\""});
+  const MemoryNeed one = host_memory_need(c, false);
+  REQUIRE(one.particles.value() > 0);
+  CHECK(host_memory_need_on_host(c, false, 1, false).total().value() == one.total().value());
+  for (uint64_t n : {2, 3, 4, 8}) {
+    CAPTURE(n);
+    const MemoryNeed m = host_memory_need_on_host(c, false, static_cast<int>(n), true);
+    CHECK(m.grid.value() == n * one.grid.value());
+    CHECK(m.base.value() == n * one.base.value());
+    CHECK(m.particles.value() == 2 * one.particles.value());
+    // the host side of GPU ranks holds every slot on each
+    const MemoryNeed g = host_memory_need_on_host(c, true, static_cast<int>(n), true);
+    CHECK(g.particles.value() == n * host_memory_need(c, true).particles.value());
+  }
+}
+
 TEST_CASE("config: a large run that fits this machine is accepted by the memory check") {
   const Config c = load_config(test::source_path("config/box.toml"),
                                {"domain.nx=4096", "domain.ny=4096", "run.backend=\"cpu\""});

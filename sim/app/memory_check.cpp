@@ -219,18 +219,28 @@ std::string memory_shortfall(const Config& cfg, const MemoryNeed& need, uint64_t
          " available" + on;
 }
 
+MemoryNeed host_memory_need_on_host(const Config& cfg, bool cuda, int ranks_on_host, bool split) {
+  MemoryNeed need = host_memory_need(cfg, cuda);
+  if (ranks_on_host <= 1) return need;
+  const Bytes n = Bytes::count(ranks_on_host);
+  need.grid = need.grid * n;
+  need.base = need.base * n;
+  // CPU ranks hold only their own particles (a compacted store, seeded and
+  // restarted by position): every record lives on one rank, so the ranks
+  // together hold one run's particles, and at most one copy more of each
+  // while rank 0 gathers a snapshot. The host's copies of GPU ranks hold
+  // every slot.
+  need.particles = need.particles * (split && !cuda ? Bytes::count(std::min(ranks_on_host, 2)) : n);
+  return need;
+}
+
 void check_run_fits(const Config& cfg, int ranks_on_host, bool split) {
   require_backend_built(cfg);
   const bool cuda = resolves_to_cuda(cfg);
-  MemoryNeed host_need = host_memory_need(cfg, cuda);
+  const MemoryNeed host_need = host_memory_need_on_host(cfg, cuda, ranks_on_host, split);
   std::string on;
-  if (ranks_on_host > 1) {
-    const Bytes n = Bytes::count(ranks_on_host);
-    host_need.grid = host_need.grid * n;
-    host_need.particles = host_need.particles * n;
-    host_need.base = host_need.base * n;
+  if (ranks_on_host > 1)
     on = " (" + std::to_string(ranks_on_host) + " ranks on this host, each holding the whole grid)";
-  }
   const std::string host = memory_shortfall(cfg, host_need, host_memory_available(), "host", on);
   if (!host.empty()) throw std::runtime_error(host);
   if (cuda) {

@@ -27,6 +27,13 @@ struct MemoryNeed {
 // with `cuda`, beside a CUDA backend (the host state, snapshot staging and copies).
 MemoryNeed host_memory_need(const Config& cfg, bool cuda);
 
+// The same for `ranks_on_host` processes of one run on this host: each holds
+// the whole grid; over CPU ranks (`split`, not cuda) the particles are shared
+// out (each record on one rank), so together they hold one run's particles
+// and, while rank 0 gathers a snapshot, at most one copy more; the host side
+// of GPU ranks holds every slot on each.
+MemoryNeed host_memory_need_on_host(const Config& cfg, bool cuda, int ranks_on_host, bool split);
+
 // Bytes the host can still give this process: MemAvailable of /proc/meminfo,
 // lowered to what a cgroup memory limit leaves; 0 when unknown.
 uint64_t host_memory_available();
@@ -46,8 +53,8 @@ std::string memory_shortfall(const Config& cfg, const MemoryNeed& need, uint64_t
 // host memory, then, when the run resolves to the CUDA backend, the device
 // memory (and the kernels' 32-bit counts). Creates and allocates nothing.
 // Over several ranks (`split`), `ranks_on_host` processes of the run share
-// this host's memory, each holding the whole grid and every particle slot
-// (the slabs' storage, sim/ranks/slab_rows.hpp): they must fit together.
+// this host's memory, each holding the whole grid (the slabs' storage,
+// sim/ranks/slab_rows.hpp): they must fit together (host_memory_need_on_host).
 void check_run_fits(const Config& cfg, int ranks_on_host = 1, bool split = false);
 
 }  // namespace sim
