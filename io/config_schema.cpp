@@ -286,8 +286,8 @@ void gpu_keys(std::vector<Field<Config>>& k) {
                          "Transform solves (the pressure's and the viscous step's) of at most this many unknowns, "
                          "and at most 1024 along each axis, multiply by the dense 1-D eigenbases (three launches a "
                          "solve) instead of running cuFFT (seven or more); 0 = cuFFT always. The answers agree to "
-                         "rounding (float64). Off by default until its speed is measured on the device "
-                         "(docs/PERFORMANCE.md); 65536 (256^2) is the size it is meant for."));
+                         "rounding (float64). Off by default: slower than cuFFT on an H100 at 64^2 and 96^2 "
+                         "(docs/GPU_BACKEND.md)."));
   k.push_back(enumeration<RankTransport, C>("gpu.transport", SIM_MEMBER(transport),
                                            "How GPU ranks exchange rows: NCCL, or host memory and MPI; auto = NCCL "
                                            "when every rank has a GPU of its own, host when ranks share one. The "

@@ -12,7 +12,8 @@
 # `mpirun -np N sim`), and runs there against that machine's Open MPI 4.1
 # (libmpi's ABI is stable across 4.1.x, and its plugins must match the
 # mpirun that starts them) and its NCCL 2 (/usr/lib/x86_64-linux-gnu). h5diff
-# travels too (tests/mpi/split_run.sh compares snapshots with it).
+# and h5dump travel too (tests/mpi/split_run.sh compares snapshots and their
+# attributes with them).
 #
 # Extra arguments go to the cmake configure step, e.g.
 #   scripts/gpu-run.sh -DCMAKE_CUDA_FLAGS=-fmad=false   (no FMA contraction; stays in the cache)
@@ -25,8 +26,8 @@ cmake --build build-gpum -j2 --target sim sim_gpu_tests sim_mpi_tests
 rm -rf .gpu
 mkdir -p .gpu/lib
 mkdir -p .gpu/bin
-cp /usr/bin/h5diff .gpu/bin/
-for exe in build-gpum/sim build-gpum/sim_gpu_tests build-gpum/sim_mpi_tests /usr/bin/h5diff; do
+cp /usr/bin/h5diff /usr/bin/h5dump .gpu/bin/
+for exe in build-gpum/sim build-gpum/sim_gpu_tests build-gpum/sim_mpi_tests /usr/bin/h5diff /usr/bin/h5dump; do
   [[ $exe == build-gpum/* ]] && cp "$exe" .gpu/
   for lib in $(ldd "$exe" | awk '/=>/ {print $3}'); do
     case "$lib" in
