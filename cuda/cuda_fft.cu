@@ -286,8 +286,6 @@ bool CudaFftPoisson::dense() const { return impl_->dense; }
 void CudaFftPoisson::solve(const real* rhs, double* x, real* phi) {
   Impl& m = *impl_;
   const FftProblem& p = m.p;
-  Ghosts g;
-  for (int k = 0; k < 4; ++k) g.g[k] = p.ghost[k];
   if (m.dense) {
     dense_solve(m.tables, DenseLoadRhs{rhs, p.pitch}, DensePoissonDivide{},
                 DenseStoreHalo{x, phi, p.nx, p.ny, p.pitch, {p.ghost[0], p.ghost[1], p.ghost[2], p.ghost[3]}},
@@ -314,6 +312,8 @@ void CudaFftPoisson::solve(const real* rhs, double* x, real* phi) {
     if (p.nx == 1 && p.ny > 1) SIM_CUFFT_CHECK(cufftExecZ2Z(m.inv, s, s, CUFFT_INVERSE));
     else SIM_CUFFT_CHECK(cufftExecZ2D(m.inv, s, a));
   }
+  Ghosts g;
+  for (int k = 0; k < 4; ++k) g.g[k] = p.ghost[k];
   store_kernel<<<cover(p.nx + 2, p.ny + 2, b), b, 0, m.stream>>>(a, m.rp, p.nx, p.ny, p.pitch, ax, ay, g, x, phi);
   SIM_CUDA_CHECK_LAUNCH("store_kernel");
 }
